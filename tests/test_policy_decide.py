@@ -1,0 +1,162 @@
+"""Table-driven single-tick cases and multi-tick scenarios for the queue-SLO decision."""
+
+import math
+import random
+
+import pytest
+
+from scaler.policy import ModelState, PolicyConfig
+from scaler.policy.decide import State
+
+from policy_helpers import Scenario
+
+BASE = PolicyConfig(ttft_slo_s=2.0, per_replica_capacity_rps=5.0, scale_up_latency_s=60.0,
+                    target_utilization=0.8, state_hold_s=10.0, rate_window_s=10.0)
+
+
+def steady(config, *, waiting, running, ready, completions_per_s, ticks=10, state=None, **extra):
+    scenario = Scenario(config)
+    if state is not None:
+        scenario.state = state
+    return scenario.hold(ticks, waiting=waiting, running=running, ready=ready,
+                         completions_per_s=completions_per_s, **extra)
+
+
+@pytest.mark.parametrize(
+    "label, config, signal, want",
+    [
+        ("idle model", BASE, dict(waiting=0, running=0, ready=1, completions_per_s=0),
+         dict(state=State.GREEN, reason="within-budget", demand=0.0, active=False)),
+        ("busy but no queue", BASE, dict(waiting=0, running=8, ready=2, completions_per_s=4),
+         dict(state=State.GREEN, reason="within-budget", demand=pytest.approx(4 / (5 * 0.8)), active=True)),
+        ("queue eats the whole budget", BASE, dict(waiting=40, running=16, ready=2, completions_per_s=10),
+         dict(state=State.RED, reason="wait-exceeds-budget", wait_s=pytest.approx(4.0))),
+        ("short queue growing, fast scale-up", PolicyConfig(**{**BASE.__dict__, "scale_up_latency_s": 5.0}),
+         dict(waiting=8, running=16, ready=2, completions_per_s=10, arrivals_total=None),
+         dict(state=State.GREEN)),  # arrivals equal drain: not growing, stays green
+        ("zero replicas with demand", BASE, dict(waiting=5, running=0, ready=0, completions_per_s=0),
+         dict(state=State.RED, wait_s=pytest.approx(60 - 9 + 1), starting_replicas=1, active=True)),  # its own replica asked at t=1
+        ("stalled queue", BASE, dict(waiting=10, running=4, ready=2, completions_per_s=0),
+         dict(state=State.RED, reason="queue-stalled")),
+    ],
+)
+def test_single_model_cases(label, config, signal, want):
+    decision = steady(config, **signal)
+    for key, value in want.items():
+        assert getattr(decision, key) == value, f"{label}: {key}={getattr(decision, key)!r}"
+    assert decision.detail, label
+    assert decision.demand >= 0 and not math.isnan(decision.demand)
+
+
+def test_growing_queue_is_yellow_when_capacity_can_still_arrive_in_time():
+    config = PolicyConfig(**{**BASE.__dict__, "scale_up_latency_s": 5.0})
+    scenario = Scenario(config)
+    # Queue grows by 1 per second while 2 replicas drain 10/s: wait 0.8 s then 0.9 s ...
+    for i in range(6):
+        decision = scenario.tick(waiting=8 + i, running=16, ready=2, completions_per_s=10)
+    assert decision.state is State.YELLOW, decision.detail
+    assert decision.reason == "queue-growing"
+    assert decision.peak_wait_s < config.budget_s
+
+
+def test_classic_rule_would_shed_a_quiet_queue_ours_does_not():
+    # queue_time + scale_up_time >= B is always true with a 60 s cold start and a 2 s budget.
+    decision = steady(BASE, waiting=2, running=8, ready=2, completions_per_s=10)
+    assert 0 < decision.wait_s < BASE.budget_s
+    assert decision.wait_s + BASE.scale_up_latency_s >= BASE.budget_s  # the classic rule: RED
+    assert decision.state is State.GREEN  # ours: the queue is not growing, nothing to shed
+
+
+def test_pending_replicas_shorten_the_wait_but_not_the_demand():
+    without = steady(BASE, waiting=80, running=16, ready=2, completions_per_s=10, starting_ages=())
+    with_pending = steady(BASE, waiting=80, running=16, ready=2, completions_per_s=10, starting_ages=(55.0, 55.0))
+    assert without.wait_s == pytest.approx(8.0)
+    assert with_pending.wait_s == pytest.approx(6.5)
+    assert with_pending.demand == pytest.approx(without.demand)
+    assert with_pending.starting_replicas == 2
+
+
+def test_red_admission_rate_drains_the_queue_within_budget():
+    decision = steady(BASE, waiting=40, running=16, ready=2, completions_per_s=10)
+    # Drain 10/s, the queue may hold 10 * 2 s * 0.8 = 16; 24 too many to remove within 2 s.
+    assert decision.admission_rps == pytest.approx(0.0)
+    lighter = steady(BASE, waiting=20, running=16, ready=2, completions_per_s=10, starting_ages=(58.0,))
+    assert lighter.admission_rps == pytest.approx(10 - 4 / 2)
+    assert 1.0 <= lighter.retry_after_s <= 60.0
+
+
+def test_green_admits_without_a_cap():
+    decision = steady(BASE, waiting=0, running=4, ready=2, completions_per_s=4)
+    assert decision.admission_rps is None
+
+
+# --- multi-tick scenarios on a manual clock -------------------------------------------------
+
+
+def test_no_flapping_on_a_noisy_signal_around_the_threshold():
+    config = PolicyConfig(**{**BASE.__dict__, "scale_up_latency_s": 3.0})
+    scenario = Scenario(config)
+    rng = random.Random(7)
+    waiting = 8.0
+    for _ in range(300):
+        waiting = max(0.0, 8.0 + rng.uniform(-3, 3))  # wait 0.5..1.1 s around the 0.8 s yellow line
+        scenario.tick(waiting=waiting, running=16, ready=2, completions_per_s=10)
+    assert len(scenario.transitions) <= 4, scenario.transitions
+
+
+def test_demand_does_not_climb_while_replicas_are_starting():
+    scenario = Scenario(BASE)
+    # Arrivals at 20/s against 2 replicas of 5/s: the queue grows, demand asks for more replicas.
+    waiting, demands = 0.0, []
+    for _ in range(40):
+        waiting += 10.0
+        demands.append(scenario.tick(waiting=waiting, running=16, ready=2, completions_per_s=10).demand)
+    later = demands[15:]
+    assert max(later) / min(later) < 1.6, later  # only the backlog term grows, never a cascade
+    assert scenario.decisions[-1].starting_replicas == math.ceil(scenario.decisions[-1].demand) - 2
+
+
+def test_scale_up_latency_is_learned_from_replicas_becoming_ready():
+    config = PolicyConfig(**{**BASE.__dict__, "scale_up_latency_s": None, "scale_up_prior_s": 60.0})
+    scenario = Scenario(config)
+    scenario.hold(5, waiting=50, running=16, ready=2, completions_per_s=10)
+    asked = next(d.time for d in scenario.decisions if d.starting_replicas > 0)
+    assert scenario.decisions[-1].scale_up_latency_s == 60.0  # the prior, nothing learned yet
+    scenario.hold(25, waiting=50, running=16, ready=2, completions_per_s=10)
+    decision = scenario.tick(waiting=50, running=16, ready=3, completions_per_s=15)
+    assert decision.scale_up_latency_s == pytest.approx(decision.time - asked)
+    assert any("replica ready after" in note for note in decision.notes)
+
+
+def test_capacity_is_learned_while_the_queue_is_non_empty():
+    config = PolicyConfig(**{**BASE.__dict__, "per_replica_capacity_rps": None})
+    decision = steady(config, waiting=0, running=3, ready=2, completions_per_s=3)
+    assert decision.capacity_source == "unknown" and decision.demand == 2.0  # holds, never guesses
+    decision = steady(config, waiting=20, running=16, ready=2, completions_per_s=8)
+    assert decision.capacity_source == "learned"
+    assert decision.capacity_rps == pytest.approx(4.0)
+
+
+def test_burst_goes_green_yellow_red_and_back_after_hold():
+    config = PolicyConfig(**{**BASE.__dict__, "scale_up_latency_s": 8.0})
+    scenario = Scenario(config)
+    scenario.hold(10, waiting=0, running=8, ready=2, completions_per_s=8)
+    waiting = 0.0
+    for _ in range(12):  # burst: 2 extra requests a second queue up
+        waiting += 2.0
+        scenario.tick(waiting=waiting, running=16, ready=2, completions_per_s=10)
+    assert scenario.decisions[-1].state is State.RED
+    for _ in range(60):  # burst over, the queue drains
+        waiting = max(0.0, waiting - 4.0)
+        scenario.tick(waiting=waiting, running=8 if waiting == 0 else 16, ready=2, completions_per_s=8)
+    states = [to for _, to in scenario.transitions]
+    assert states[0] == "YELLOW" and "RED" in states and states[-1] == "GREEN", scenario.transitions
+    red_exit = next(d for d in scenario.decisions if d.state_changed and d.previous_state is State.RED)
+    assert red_exit.reason == "recovered"
+
+
+def test_state_survives_as_explicit_value():
+    decision_state = steady(BASE, waiting=40, running=16, ready=2, completions_per_s=10, ticks=3)
+    assert decision_state.state is State.RED
+    fresh = ModelState()
+    assert fresh.state is State.GREEN and fresh.pending_since == ()

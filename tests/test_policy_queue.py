@@ -1,0 +1,37 @@
+import math
+
+import pytest
+
+from scaler.policy.queue import drain_time, peak_wait
+
+
+@pytest.mark.parametrize(
+    "label, backlog, rate, step, arrivals, want",
+    [
+        ("empty queue", 0, 0, 0, [], 0.0),
+        ("constant rate", 20, 10, 5, [], 2.0),
+        ("no capacity, none coming", 5, 0, 5, [], math.inf),
+        ("no capacity until a replica is ready", 10, 0, 5, [3.0], 5.0),
+        ("drained before the new replica matters", 10, 10, 10, [5.0], 1.0),
+        ("new replicas speed the tail", 80, 10, 5, [5.0, 5.0], 6.5),
+    ],
+)
+def test_drain_time(label, backlog, rate, step, arrivals, want):
+    assert drain_time(backlog, rate, step, arrivals) == pytest.approx(want), label
+
+
+def test_peak_wait_grows_when_arrivals_outpace_drain():
+    steady = peak_wait(10, 10, 0, 10, 5, [], 60)
+    overloaded = peak_wait(10, 11, 0, 10, 5, [], 60)
+    assert steady == pytest.approx(1.0)
+    # 1 req/s of excess for 60 s adds 60 requests at a drain of 10/s: 6 s more.
+    assert overloaded == pytest.approx(7.0)
+
+
+def test_peak_wait_counts_capacity_that_arrives_inside_the_horizon():
+    without = peak_wait(0, 12, 0, 10, 5, [], 60)
+    with_pending = peak_wait(0, 12, 0, 10, 5, [10.0], 60)
+    assert with_pending < without
+    # The queue grows by 2/s; the worst arrival is at 25/3 s, just early enough to be drained
+    # at 10/s before the pending replica helps: 50/3 requests ahead, 5/3 s of wait (grid of 1 s).
+    assert with_pending == pytest.approx(5 / 3, rel=0.05)
