@@ -1,0 +1,343 @@
+"""One vLLM replica as a continuous-batching scheduler with an explicit clock.
+
+Follows vLLM V1's scheduler loop: each step first serves the running requests (decodes and
+the next chunks of partial prefills) within a per-step token budget, allocating paged KV
+blocks; when blocks run out it preempts by recompute (the victim frees its blocks and goes
+back to the front of the waiting queue). Only when nothing was preempted does it admit
+waiting requests, up to max_num_seqs. The step's duration comes from EngineParams.step_time.
+
+No I/O, no wall clock, no randomness: the caller passes `now`, so the same model runs on a
+virtual clock (simulator) and on a scaled wall clock (emulator).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import Counter, deque
+from dataclasses import dataclass, field
+
+from scaler.engine.params import EngineParams
+
+FINISHED_REASONS = ("stop", "length", "abort")
+
+
+@dataclass(eq=False)
+class Request:
+    """A generation request; the replica fills in the timestamps (model seconds)."""
+
+    id: str
+    prompt_tokens: int
+    max_tokens: int
+    arrival_time: float
+    priority: int = 0  # vLLM's convention: lower value is served first
+    stop_after: int | None = None  # the model's own answer length (finish "stop"); None runs to max_tokens
+    queued_time: float | None = None
+    first_scheduled_time: float | None = None
+    first_token_time: float | None = None
+    last_token_time: float | None = None
+    finish_time: float | None = None
+    output_tokens: int = 0
+    num_preemptions: int = 0
+    finished_reason: str | None = None
+    # Scheduler bookkeeping: tokens whose KV is computed, blocks held, admission order.
+    num_computed_tokens: int = field(default=0, repr=False)
+    num_blocks: int = field(default=0, repr=False)
+    seq: int = field(default=-1, repr=False)
+
+    @property
+    def num_tokens(self) -> int:
+        """Prompt plus generated tokens: what a recompute after preemption must prefill."""
+        return self.prompt_tokens + self.output_tokens
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_reason is not None
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """What one engine iteration did; every change took effect at `end`."""
+
+    start: float
+    end: float
+    tokens: list[tuple[Request, int]]  # output tokens emitted, per request
+    first_tokens: list[Request]
+    finished: list[Request]
+    preempted: list[Request]
+    prefill_tokens: int
+    decode_seqs: int
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+
+@dataclass
+class ReplicaCounters:
+    """Monotonic counters, the sources of vLLM's *_total metrics."""
+
+    preemptions: int = 0
+    prompt_tokens: int = 0
+    generation_tokens: int = 0
+    finished: Counter = field(default_factory=Counter)  # finished_reason -> count
+
+
+class _FcfsQueue:
+    def __init__(self) -> None:
+        self._items: deque[Request] = deque()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def push(self, request: Request) -> None:
+        self._items.append(request)
+
+    def push_front(self, request: Request) -> None:
+        self._items.appendleft(request)
+
+    def peek(self) -> Request:
+        return self._items[0]
+
+    def pop(self) -> Request:
+        return self._items.popleft()
+
+    def remove(self, request: Request) -> None:
+        self._items.remove(request)
+
+
+class _PriorityQueue:
+    """Lowest (priority, arrival_time, admission order) first, as vLLM's priority policy."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, float, int, Request]] = []
+        self._removed: set[int] = set()
+
+    def __len__(self) -> int:
+        return len(self._heap) - len(self._removed)
+
+    def push(self, request: Request) -> None:
+        heapq.heappush(self._heap, (request.priority, request.arrival_time, request.seq, request))
+
+    # A preempted request keeps its key, so it goes ahead of everything that arrived later.
+    push_front = push
+
+    def _drop_removed(self) -> None:
+        while self._heap and self._heap[0][2] in self._removed:
+            self._removed.discard(heapq.heappop(self._heap)[2])
+
+    def peek(self) -> Request:
+        self._drop_removed()
+        return self._heap[0][3]
+
+    def pop(self) -> Request:
+        self._drop_removed()
+        return heapq.heappop(self._heap)[3]
+
+    def remove(self, request: Request) -> None:
+        self._removed.add(request.seq)
+
+
+class Replica:
+    """A vLLM-like engine. Call `step(now)` whenever it has work and its last step has ended."""
+
+    def __init__(self, params: EngineParams | None = None) -> None:
+        self.params = (params or EngineParams()).validate()
+        self._waiting = _PriorityQueue() if self.params.scheduling_policy == "priority" else _FcfsQueue()
+        self._running: list[Request] = []
+        self._requests: dict[str, Request] = {}
+        self._free_blocks = self.params.num_gpu_blocks
+        self._seq = itertools.count()
+        self._busy_until = float("-inf")
+        self.counters = ReplicaCounters()
+
+    # --- state -------------------------------------------------------------------------
+
+    @property
+    def num_running(self) -> int:
+        return len(self._running)
+
+    @property
+    def num_waiting(self) -> int:
+        return len(self._waiting)
+
+    @property
+    def load(self) -> int:
+        return len(self._running) + len(self._waiting)
+
+    @property
+    def kv_usage(self) -> float:
+        """Fraction of KV blocks in use, as vllm:kv_cache_usage_perc (1 means full)."""
+        return 1.0 - self._free_blocks / self.params.num_gpu_blocks
+
+    @property
+    def has_work(self) -> bool:
+        return bool(self._running) or len(self._waiting) > 0
+
+    @property
+    def busy_until(self) -> float:
+        """End of the last step; the next step may start at this time or later."""
+        return self._busy_until
+
+    def get(self, request_id: str) -> Request | None:
+        return self._requests.get(request_id)
+
+    # --- requests ----------------------------------------------------------------------
+
+    def check(self, prompt_tokens: int, max_tokens: int) -> None:
+        """Raise ValueError (naming the field) for a request this engine would refuse."""
+        if isinstance(prompt_tokens, bool) or not isinstance(prompt_tokens, int) or prompt_tokens < 1:
+            raise ValueError(f"prompt_tokens: expected an integer >= 1, got {prompt_tokens!r}")
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError(f"max_tokens: expected an integer >= 1, got {max_tokens!r}")
+        if prompt_tokens + max_tokens > self.params.max_model_len:
+            raise ValueError(
+                f"max_tokens: prompt ({prompt_tokens}) plus max_tokens ({max_tokens}) exceeds "
+                f"max_model_len={self.params.max_model_len}"
+            )
+
+    def add(self, request: Request, now: float) -> None:
+        """Queue a request (it is considered from the next step on)."""
+        self.check(request.prompt_tokens, request.max_tokens)
+        if request.stop_after is not None and (isinstance(request.stop_after, bool) or request.stop_after < 1):
+            raise ValueError(f"stop_after: expected an integer >= 1 or None, got {request.stop_after!r}")
+        if request.id in self._requests:
+            raise ValueError(f"id: request {request.id!r} is already in this replica")
+        if request.finished or request.seq >= 0:
+            raise ValueError(f"id: request {request.id!r} was already admitted once")
+        request.seq = next(self._seq)
+        request.queued_time = now
+        self._requests[request.id] = request
+        self._waiting.push(request)
+
+    def abort(self, request_id: str, now: float) -> Request | None:
+        """Drop a waiting or running request (client went away); None if it is not here."""
+        request = self._requests.get(request_id)
+        if request is None:
+            return None
+        if request in self._running:
+            self._running.remove(request)
+            self._release(request)
+        else:
+            self._waiting.remove(request)
+        self._finish(request, "abort", now)
+        return request
+
+    # --- scheduling --------------------------------------------------------------------
+
+    def step(self, now: float) -> StepOutcome:
+        """Schedule and run one iteration starting at `now`; its effects are as of `end`."""
+        if now < self._busy_until:
+            raise ValueError(f"now: {now} is before the end of the previous step ({self._busy_until})")
+        budget = self.params.max_num_batched_tokens
+        scheduled: dict[Request, int] = {}
+        preempted: list[Request] = []
+
+        # 1. Running requests first, in admission order.
+        index = 0
+        while index < len(self._running) and budget > 0:
+            request = self._running[index]
+            n_new = min(request.num_tokens - request.num_computed_tokens, budget)
+            needed = self.params.blocks_for(request.num_computed_tokens + n_new) - request.num_blocks
+            self_preempted = False
+            while needed > self._free_blocks:
+                victim = self._victim()
+                victim_index = self._running.index(victim)
+                self._preempt(victim)
+                preempted.append(victim)
+                budget += scheduled.pop(victim, 0)
+                if victim is request:
+                    self_preempted = True
+                    break
+                if victim_index < index:
+                    index -= 1
+            if self_preempted:
+                break
+            self._allocate(request, needed)
+            scheduled[request] = n_new
+            budget -= n_new
+            index += 1
+
+        # 2. Admit waiting requests only if nobody was preempted (vLLM V1 does the same).
+        if not preempted:
+            while len(self._waiting) and len(self._running) < self.params.max_num_seqs and budget > 0:
+                request = self._waiting.peek()
+                n_new = request.num_tokens
+                if n_new > budget:
+                    if not self.params.enable_chunked_prefill:
+                        break
+                    n_new = budget
+                needed = self.params.blocks_for(n_new)
+                if needed > self._free_blocks:
+                    break
+                self._waiting.pop()
+                self._running.append(request)
+                self._allocate(request, needed)
+                if request.first_scheduled_time is None:
+                    request.first_scheduled_time = now
+                scheduled[request] = n_new
+                budget -= n_new
+
+        prefill_tokens = decode_seqs = context_tokens = 0
+        for request, n_new in scheduled.items():
+            context_tokens += request.num_computed_tokens
+            if n_new == 1 and request.output_tokens > 0 and request.num_computed_tokens == request.num_tokens - 1:
+                decode_seqs += 1
+            else:
+                prefill_tokens += n_new
+        end = now + self.params.step_time(prefill_tokens, decode_seqs, context_tokens) if scheduled else now
+        self._busy_until = end
+
+        tokens: list[tuple[Request, int]] = []
+        first_tokens: list[Request] = []
+        finished: list[Request] = []
+        for request, n_new in scheduled.items():
+            request.num_computed_tokens += n_new
+            if request.num_computed_tokens < request.num_tokens:
+                continue  # a prefill chunk: no token sampled yet
+            request.output_tokens += 1
+            self.counters.generation_tokens += 1
+            tokens.append((request, 1))
+            if request.first_token_time is None:
+                request.first_token_time = end
+                self.counters.prompt_tokens += request.prompt_tokens
+                first_tokens.append(request)
+            request.last_token_time = end
+            reason = None
+            if request.output_tokens >= request.max_tokens:
+                reason = "length"
+            elif request.stop_after is not None and request.output_tokens >= request.stop_after:
+                reason = "stop"
+            if reason:
+                self._running.remove(request)
+                self._release(request)
+                self._finish(request, reason, end)
+                finished.append(request)
+        return StepOutcome(now, end, tokens, first_tokens, finished, preempted, prefill_tokens, decode_seqs)
+
+    def _victim(self) -> Request:
+        if self.params.scheduling_policy == "priority":
+            return max(self._running, key=lambda r: (r.priority, r.arrival_time, r.seq))
+        return self._running[-1]
+
+    def _preempt(self, request: Request) -> None:
+        self._running.remove(request)
+        self._release(request)
+        request.num_computed_tokens = 0
+        request.num_preemptions += 1
+        self.counters.preemptions += 1
+        self._waiting.push_front(request)
+
+    def _allocate(self, request: Request, blocks: int) -> None:
+        self._free_blocks -= blocks
+        request.num_blocks += blocks
+
+    def _release(self, request: Request) -> None:
+        self._free_blocks += request.num_blocks
+        request.num_blocks = 0
+
+    def _finish(self, request: Request, reason: str, now: float) -> None:
+        request.finished_reason = reason
+        request.finish_time = now
+        self.counters.finished[reason] += 1
+        del self._requests[request.id]
