@@ -160,3 +160,20 @@ def test_state_survives_as_explicit_value():
     assert decision_state.state is State.RED
     fresh = ModelState()
     assert fresh.state is State.GREEN and fresh.pending_since == ()
+
+
+def test_worked_example_in_docs_policy_md():
+    config = PolicyConfig(ttft_slo_s=2.0, expected_prefill_s=0.2, per_replica_capacity_rps=5.0,
+                          scale_up_latency_s=60.0, target_utilization=0.8, rate_window_s=10)
+    scenario = Scenario(config)
+    scenario.now = -1.0
+    for t in range(11):
+        decision = scenario.tick(waiting=12, running=16, ready=2, completions_per_s=10,
+                                 arrivals_total=14.0 * t, starting_ages=(30.0 + t,))
+    assert decision.budget_s == pytest.approx(1.8)
+    assert decision.wait_s == pytest.approx(1.2)
+    assert decision.peak_wait_s == pytest.approx(6.53, abs=0.01)
+    assert decision.state is State.RED and decision.reason == "wait-exceeds-budget"
+    assert decision.demand == pytest.approx(3.55)
+    assert decision.admission_rps == pytest.approx(10.0)
+    assert decision.retry_after_s == 1.0
