@@ -1,0 +1,252 @@
+"""Values derived from a spec, each with the reasoning `slo-scaler render --explain` prints.
+
+`derive(spec)` is pure: the same spec always gives the same `Derived`. Refusals (scale to zero
+that would break the SLO) raise `SpecError` naming the field; doubts (too few max replicas for
+the peak) become warnings.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scaler.spec import AUTO, Issue, ModelSpec, SpecError
+
+# Classes whose users wait on the first token: bursts must be absorbed by replicas already up.
+LATENCY_SENSITIVE = ("interactive", "agent")
+# KEDA pollingInterval by class when the spec does not set one: fast where seconds matter.
+POLLING_INTERVAL_S = {"interactive": 5, "agent": 5, "background": 15, "batch": 30}
+# After vLLM's drain, time for the process to exit before the kubelet sends SIGKILL.
+EXIT_MARGIN_S = 5
+# Unready replicas are alarming once they have taken this many scale-up latencies.
+READY_TIMEOUT_FACTOR = 2
+# KEDA calls the external scaler at least this often; fallback kicks in after this many failures.
+FALLBACK_FAILURE_THRESHOLD = 3
+PORTS = {"keda": 9090, "metrics": 9091, "rls": 8081}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One derived value and why it has that value."""
+
+    name: str
+    value: object
+    reason: str
+
+
+@dataclass(frozen=True)
+class Derived:
+    min_replicas: int  # ScaledObject minReplicaCount (replicas while active)
+    idle_replicas: int | None  # ScaledObject idleReplicaCount: 0 when scale to zero is allowed
+    max_replicas: int
+    scale_up_latency: float | None  # what a scale-up pays (warm pool considered); None = learned
+    target_utilization: float
+    target_concurrency: int
+    polling_interval: int
+    cooldown_period: int
+    fallback_replicas: int
+    termination_grace_seconds: int
+    replica_ready_timeout: int
+    budget_seconds: float
+    steps: tuple[Step, ...]
+    warnings: tuple[str, ...]
+
+    def explain(self) -> str:
+        lines = [f"{s.name} = {s.value}: {s.reason}" for s in self.steps]
+        lines += [f"WARNING: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+def _fmt(value: float) -> str:
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def derive(spec: ModelSpec, source: str = "<spec>") -> Derived:
+    steps: list[Step] = []
+    warnings: list[str] = []
+    cal, rep, slo = spec.calibration, spec.replicas, spec.slo
+
+    budget = slo.ttft_p95_seconds - cal.expected_prefill_seconds
+    steps.append(Step("budgetSeconds", _fmt(budget), f"TTFT p95 SLO {_fmt(slo.ttft_p95_seconds)} s minus expected prefill {_fmt(cal.expected_prefill_seconds)} s: what a request may spend queued"))
+
+    latency = _scale_up_latency(spec, steps)
+    target_concurrency, utilization = _target(spec, source, steps)
+    capacity = None if cal.per_replica_capacity == AUTO else float(cal.per_replica_capacity)
+    carry = None if capacity is None else capacity * utilization
+
+    needed = _burst_replicas(spec, latency, carry, steps)
+    min_replicas, idle = _min_replicas(spec, source, latency, needed, steps, warnings)
+
+    if carry is None:
+        warnings.append("perReplicaCapacity is 'auto': cannot check that replicas.max carries traffic.peakRequestsPerSecond until the scaler has learned it")
+    else:
+        for_peak = math.ceil(spec.traffic.peak_requests_per_second / carry) if carry > 0 else 0
+        steps.append(Step("replicasForPeak", for_peak, f"peak {_fmt(spec.traffic.peak_requests_per_second)} req/s / ({_fmt(capacity)} req/s x {_fmt(utilization)}) per replica"))
+        if for_peak > rep.max:
+            warnings.append(
+                f"replicas.max ({rep.max}) carries {_fmt(round(rep.max * carry, 3))} req/s at the target, below traffic.peakRequestsPerSecond "
+                f"({_fmt(spec.traffic.peak_requests_per_second)}): the peak needs {for_peak} replicas; expect shedding at peak"
+            )
+
+    polling = spec.scaler.polling_interval_seconds or POLLING_INTERVAL_S[spec.request_class]
+    steps.append(Step("pollingInterval", polling, "from scaler.pollingIntervalSeconds" if spec.scaler.polling_interval_seconds else f"default for request class {spec.request_class}"))
+
+    grace = spec.runtime.pre_stop_sleep_seconds + spec.runtime.shutdown_timeout_seconds + EXIT_MARGIN_S
+    steps.append(Step("terminationGracePeriodSeconds", grace, f"preStop sleep {spec.runtime.pre_stop_sleep_seconds} s + vLLM shutdown timeout {spec.runtime.shutdown_timeout_seconds} s + {EXIT_MARGIN_S} s to exit"))
+
+    if spec.alerts.replica_ready_timeout_seconds is not None:
+        ready_timeout = spec.alerts.replica_ready_timeout_seconds
+        steps.append(Step("replicaReadyTimeout", ready_timeout, "from alerts.replicaReadyTimeoutSeconds"))
+    else:
+        cold = float(cal.scale_up_latency_seconds)  # checks.py requires the field when latency is auto
+        ready_timeout = math.ceil(READY_TIMEOUT_FACTOR * cold)
+        steps.append(Step("replicaReadyTimeout", ready_timeout, f"{READY_TIMEOUT_FACTOR} x cold scale-up latency {_fmt(cold)} s"))
+
+    steps.append(Step("fallback", f"{min_replicas} (currentReplicasIfHigher)", f"if the scaler fails {FALLBACK_FAILURE_THRESHOLD} times in a row, KEDA keeps the current replicas, never fewer than minReplicaCount"))
+
+    return Derived(
+        min_replicas=min_replicas,
+        idle_replicas=idle,
+        max_replicas=rep.max,
+        scale_up_latency=latency,
+        target_utilization=utilization,
+        target_concurrency=target_concurrency,
+        polling_interval=polling,
+        cooldown_period=rep.scale_down_stabilization_seconds,
+        fallback_replicas=min_replicas,
+        termination_grace_seconds=grace,
+        replica_ready_timeout=ready_timeout,
+        budget_seconds=budget,
+        steps=tuple(steps),
+        warnings=tuple(warnings),
+    )
+
+
+def _scale_up_latency(spec: ModelSpec, steps: list[Step]) -> float | None:
+    cal = spec.calibration
+    if cal.scale_up_latency_seconds == AUTO:
+        steps.append(Step("scaleUpLatencySeconds", AUTO, "calibration says 'auto': the scaler learns it from replicas becoming ready"))
+        return None
+    if spec.replicas.warm_pool > 0 and cal.warm_scale_up_latency_seconds is not None:
+        steps.append(Step(
+            "scaleUpLatencySeconds", _fmt(cal.warm_scale_up_latency_seconds),
+            f"warm pool of {spec.replicas.warm_pool} holds GPU nodes, so a scale-up pays container start and weight load "
+            f"({_fmt(cal.warm_scale_up_latency_seconds)} s) instead of the cold {_fmt(cal.scale_up_latency_seconds)} s; "
+            f"beyond {spec.replicas.warm_pool} extra replicas the cold latency applies",
+        ))
+        return float(cal.warm_scale_up_latency_seconds)
+    steps.append(Step("scaleUpLatencySeconds", _fmt(cal.scale_up_latency_seconds), "measured cold scale-up latency (no warm pool)"))
+    return float(cal.scale_up_latency_seconds)
+
+
+def _target(spec: ModelSpec, source: str, steps: list[Step]) -> tuple[int, float]:
+    safe = spec.calibration.safe_concurrency
+    if safe < 2:
+        raise SpecError(source, [Issue("calibration.safeConcurrency", "at least 2, so the autoscaler target can sit below it", safe)])
+    asked = spec.scaler.target_utilization
+    target = max(1, min(math.floor(safe * asked), safe - 1))
+    utilization = math.floor(target / safe * 10000) / 10000
+    steps.append(Step(
+        "targetUtilization", _fmt(utilization),
+        f"per-replica target of {target} concurrent requests, the largest whole number at or below "
+        f"{_fmt(asked)} x safe concurrency {safe} and strictly below it; KEDA's AverageValue target stays 1 replica-equivalent",
+    ))
+    return target, utilization
+
+
+def _burst_replicas(spec: ModelSpec, latency: float | None, carry: float | None, steps: list[Step]) -> int | None:
+    t = spec.traffic
+    if spec.request_class not in LATENCY_SENSITIVE:
+        steps.append(Step("burstReplicas", "-", f"request class {spec.request_class} tolerates waiting for a scale-up, so bursts need no standing headroom"))
+        return None
+    if latency is None or carry is None:
+        missing = "scaleUpLatencySeconds" if latency is None else "perReplicaCapacity"
+        steps.append(Step("burstReplicas", "-", f"calibration.{missing} is 'auto': burst headroom cannot be sized, replicas.min is used as is"))
+        return None
+    reach = min(t.base_requests_per_second + t.burst_growth_per_second * latency, t.peak_requests_per_second)
+    needed = math.ceil(reach / carry) if carry > 0 else 0
+    steps.append(Step(
+        "burstReplicas", needed,
+        f"a burst grows {_fmt(t.burst_growth_per_second)} req/s per s for the {_fmt(latency)} s a new replica takes: "
+        f"min({_fmt(t.base_requests_per_second)} + {_fmt(t.burst_growth_per_second)} x {_fmt(latency)}, peak {_fmt(t.peak_requests_per_second)}) "
+        f"= {_fmt(round(reach, 3))} req/s must be carried by replicas already up, at {_fmt(round(carry, 4))} req/s each",
+    ))
+    return needed
+
+
+def _min_replicas(spec: ModelSpec, source: str, latency: float | None, needed: int | None, steps: list[Step], warnings: list[str]) -> tuple[int, int | None]:
+    rep = spec.replicas
+    if rep.min == 0:
+        return _scale_to_zero(spec, source, latency, needed, steps)
+    wanted = max(rep.min, needed or 0)
+    if wanted > rep.max:
+        warnings.append(f"burst headroom needs {wanted} replicas but replicas.max is {rep.max}: minReplicas capped at {rep.max}")
+        wanted = rep.max
+    why = f"replicas.min {rep.min}" if wanted == rep.min else f"burst headroom {needed} is above replicas.min {rep.min}"
+    steps.append(Step("minReplicas", wanted, why))
+    return wanted, None
+
+
+def _scale_to_zero(spec: ModelSpec, source: str, latency: float | None, needed: int | None, steps: list[Step]) -> tuple[int, int | None]:
+    slo = spec.slo.ttft_p95_seconds
+    if spec.request_class in LATENCY_SENSITIVE:
+        too_slow = latency is None or latency >= slo
+        if too_slow and not spec.replicas.force_scale_to_zero:
+            shown = "unknown ('auto')" if latency is None else f"{_fmt(latency)} s"
+            raise SpecError(source, [Issue(
+                "replicas.min",
+                f"at least 1 for a {spec.request_class} model: scale-up latency {shown} is not below the TTFT p95 SLO "
+                f"({_fmt(slo)} s), so the first request after idle would break the SLO; set replicas.forceScaleToZero: true to accept that",
+                0,
+            )])
+        if needed:
+            raise SpecError(source, [Issue(
+                "replicas.min",
+                f"at least {needed}: traffic.baseRequestsPerSecond and the burst growth need that many replicas up, which contradicts scale to zero",
+                0,
+            )])
+    forced = spec.replicas.force_scale_to_zero and spec.request_class in LATENCY_SENSITIVE
+    steps.append(Step("idleReplicaCount", 0, "scale to zero allowed" + (" because replicas.forceScaleToZero is true" if forced else f" for request class {spec.request_class}")))
+    steps.append(Step("minReplicas", 1, "while active at least one replica; KEDA needs idleReplicaCount below minReplicaCount"))
+    return 1, 0
+
+
+def trigger_metadata(spec: ModelSpec, derived: Derived) -> dict[str, str]:
+    """The ScaledObject trigger metadata, exactly as KEDA passes it to the scaler (all strings)."""
+    s, cal, th = spec.scaler, spec.calibration, spec.scaler.thresholds
+    meta = {
+        "scalerAddress": scaler_address(spec, "keda"),
+        "model": spec.model.served_name,
+        "namespace": spec.namespace,
+        "podSelector": f"serving.kserve.io/inferenceservice={spec.name}",
+        "metricsPort": str(spec.runtime.port),
+        "ttftSloSeconds": _fmt(spec.slo.ttft_p95_seconds),
+        "requestClass": spec.request_class,
+        "source": s.source,
+        "scaleUpLatencySeconds": AUTO if derived.scale_up_latency is None else _fmt(derived.scale_up_latency),
+        "perReplicaCapacity": AUTO if cal.per_replica_capacity == AUTO else _fmt(cal.per_replica_capacity),
+        "targetUtilization": _fmt(derived.target_utilization),
+        "expectedPrefillSeconds": _fmt(cal.expected_prefill_seconds),
+        "yellowEnterRatio": _fmt(th.yellow_enter_ratio),
+        "yellowExitRatio": _fmt(th.yellow_exit_ratio),
+        "redEnterRatio": _fmt(th.red_enter_ratio),
+        "redExitRatio": _fmt(th.red_exit_ratio),
+        "stateHoldSeconds": _fmt(th.state_hold_seconds),
+    }
+    if s.prometheus_address is not None:
+        meta["prometheusAddress"] = s.prometheus_address
+    if s.scrape_targets:
+        meta["scrapeTargets"] = ",".join(s.scrape_targets)
+    if s.tls.enabled:
+        meta["enableTLS"] = "true"
+        meta["unsafeSsl"] = "true" if s.tls.unsafe_ssl else "false"
+    return dict(sorted(meta.items()))
+
+
+def scaler_host(spec: ModelSpec) -> str:
+    return f"{spec.scaler.service}.{spec.scaler.namespace}.svc.cluster.local"
+
+
+def scaler_address(spec: ModelSpec, port: str) -> str:
+    return f"{scaler_host(spec)}:{PORTS[port]}"
