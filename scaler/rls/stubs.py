@@ -4,5 +4,5 @@ from pathlib import Path
 
 from scaler import protos
 
-rls = protos.load(Path(__file__).parent / "rls.proto")
+rls = protos.load("rls.proto", Path(__file__).parent)
 SHOULD_RATE_LIMIT = rls.method("RateLimitService", "ShouldRateLimit")
