@@ -47,4 +47,9 @@ def promql(value: object) -> str:
     return '"' + value + '"'
 
 
-FILTERS = {"q": q, "num": num, "bool": yaml_bool, "promql": promql}
+def chomp(text: str) -> str:
+    """Drop the trailing newline of a macro's output, so the calling line supplies it."""
+    return text.rstrip("\n")
+
+
+FILTERS = {"q": q, "num": num, "bool": yaml_bool, "promql": promql, "chomp": chomp}
