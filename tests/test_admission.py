@@ -1,0 +1,230 @@
+"""The admission policy: table-driven single verdicts and multi-second scenarios on a manual clock."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from admission_helpers import Driver, decision, req
+from scaler.admission import AdmissionConfig, AdmissionState, TenantConfig, admit, classify, unknown_model
+from scaler.admission.admit import _retry_after
+from scaler.admission.config import AdmissionConfigError
+from scaler.policy.config import REQUEST_CLASSES
+from scaler.policy.decide import State
+
+GREEN, YELLOW, RED = decision(State.GREEN), decision(State.YELLOW, retry_after_s=10.0), decision(State.RED, 5.0)
+
+
+# --- classification ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("label, entries, default, want", [
+    ("class header wins", {"class": "batch", "priority": "5"}, "interactive", ("batch", "header")),
+    ("negative priority is sheddable", {"priority": "-1"}, "interactive", ("batch", "priority")),
+    ("positive priority is served first", {"priority": "3"}, "batch", ("interactive", "priority")),
+    ("zero priority keeps the model's class", {"priority": "0"}, "agent", ("agent", "priority")),
+    ("nothing: the model's class", {}, "background", ("background", "model-default")),
+    ("unknown class: the model's class", {"class": "premium"}, "agent", ("agent", "invalid-header")),
+    ("hostile class", {"class": "interactive\nx: 1"}, "batch", ("batch", "invalid-header")),
+    ("hostile priority", {"priority": "1; drop"}, "agent", ("agent", "invalid-header")),
+    ("huge priority", {"priority": "9" * 40}, "agent", ("agent", "invalid-header")),
+])
+def test_classify(label, entries, default, want):
+    request = classify({"model": "m", **entries}, default)
+    assert (request.request_class, request.class_source) == want, label
+
+
+def test_classify_reads_tenant_and_cost():
+    request = classify({"model": "m", "tenant": "acme"}, "interactive", cost=0)
+    assert (request.model, request.tenant, request.cost) == ("m", "acme", 1), "hits_addend 0 means one request"
+    assert classify({"model": "m"}, "interactive", cost=3).cost == 3
+
+
+# --- single verdicts ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("label, config, dec, klass, want_admitted, want_code, want_reason", [
+    ("green admits batch", AdmissionConfig(), GREEN, "batch", True, None, "green"),
+    ("yellow sheds batch", AdmissionConfig(), YELLOW, "batch", False, 503, "yellow-shed-class"),
+    ("yellow sheds background", AdmissionConfig(), YELLOW, "background", False, 503, "yellow-shed-class"),
+    ("yellow admits agent", AdmissionConfig(), YELLOW, "agent", True, None, "yellow"),
+    ("yellow shed list is configurable", AdmissionConfig(yellow_shed=frozenset({"batch"})), YELLOW, "background", True, None, "yellow"),
+    ("capacity code is configurable", AdmissionConfig(capacity_code=429), YELLOW, "batch", False, 429, "yellow-shed-class"),
+    ("no decision yet admits", AdmissionConfig(), None, "batch", True, None, "no-decision-yet"),
+    ("disabled admits", AdmissionConfig(enabled=False), YELLOW, "batch", True, None, "shedding-disabled"),
+])
+def test_single_verdicts(label, config, dec, klass, want_admitted, want_code, want_reason):
+    verdict, _ = admit(config, AdmissionState(), req(klass), dec, now=1.0, rand=0.5, stale_after_s=60)
+    assert (verdict.admitted, verdict.code, verdict.reason) == (want_admitted, want_code, want_reason), label
+    assert verdict.detail
+    assert (verdict.retry_after_s is None) == want_admitted, "every refusal carries Retry-After"
+
+
+def test_a_stale_decision_admits():
+    verdict, _ = admit(AdmissionConfig(), AdmissionState(), req("batch"), decision(State.RED, 0.0, time=0.0),
+                       now=61.0, rand=0.5, stale_after_s=60)
+    assert (verdict.admitted, verdict.reason) == (True, "decision-stale")
+    verdict, _ = admit(AdmissionConfig(), AdmissionState(), req("batch"), decision(State.RED, 0.0, time=0.0),
+                       now=59.0, rand=0.5, stale_after_s=60)
+    assert (verdict.admitted, verdict.reason) == (False, "red-over-drain-rate")
+
+
+def test_yellow_retry_after_comes_from_the_policy_with_jitter():
+    seen = {admit(AdmissionConfig(retry_jitter=0.2), AdmissionState(), req("batch"), YELLOW, 1.0, rand, 60)[0].retry_after_s
+            for rand in (0.0, 0.5, 0.999)}
+    assert seen == {8, 10, 12}, "10 s from the policy spread by +-20%, rounded up to whole seconds"
+
+
+def test_unknown_model_is_admitted_or_refused_as_configured():
+    assert unknown_model(AdmissionConfig(), req()).admitted
+    refused = unknown_model(AdmissionConfig(refuse_unknown_models=True, capacity_code=503), req())
+    assert (refused.admitted, refused.code, refused.reason) == (False, 503, "unknown-model")
+    assert refused.retry_after_s == 60
+
+
+# --- RED: the drainable rate, by class and by tenant -----------------------------------------
+
+def test_red_admits_interactive_at_the_drainable_rate():
+    driver = Driver(AdmissionConfig(), decision(State.RED, admission_rps=5.0))
+    driver.run(10.0, {("interactive", None): 20.0})
+    admitted = driver.admitted[("interactive", "other")]
+    assert 48 <= admitted <= 5 * 10 + 5, f"5 req/s for 10 s (+ at most one burst), got {admitted}"
+    reasons = {v.reason for v in driver.verdicts if not v.admitted}
+    assert reasons == {"red-over-drain-rate"}
+
+
+def test_red_serves_classes_in_priority_order():
+    driver = Driver(AdmissionConfig(), decision(State.RED, admission_rps=10.0))
+    driver.run(10.0, {("interactive", None): 8.0, ("agent", None): 8.0, ("batch", None): 8.0})
+    inter, agent, batch = (driver.admitted[(k, "other")] for k in ("interactive", "agent", "batch"))
+    assert inter >= 78, "interactive, below the rate, is all admitted"
+    assert agent >= 15, "agent takes what interactive leaves"
+    assert batch <= 3, "batch only ever gets tokens from a nearly full bucket"
+    assert inter + agent + batch <= 10 * 10 + 10
+    assert {v.reason for v in driver.verdicts if v.request_class == "batch" and not v.admitted} <= {
+        "red-class-reserve", "red-over-drain-rate"}
+
+
+def test_red_lets_batch_use_a_bucket_nobody_else_wants():
+    driver = Driver(AdmissionConfig(), decision(State.RED, admission_rps=10.0))
+    driver.run(10.0, {("interactive", None): 1.0, ("batch", None): 20.0})
+    assert driver.admitted[("batch", "other")] >= 10 * 10 * 0.5, "work-conserving: idle capacity goes to batch"
+    assert driver.admitted[("interactive", "other")] == 10, "yet interactive never waits for batch"
+
+
+def test_red_splits_by_tenant_weight():
+    config = AdmissionConfig(tenants={"web": TenantConfig(weight=3), "api": TenantConfig(weight=1)})
+    driver = Driver(config, decision(State.RED, admission_rps=8.0))
+    driver.run(20.0, {("interactive", "web"): 20.0, ("interactive", "api"): 20.0})
+    web, api = driver.admitted[("interactive", "web")], driver.admitted[("interactive", "api")]
+    assert web + api <= 8 * 20 + 8
+    assert 2.5 <= web / api <= 3.5, f"weights 3:1, got {web}:{api}"
+    assert any(v.reason == "red-tenant-share" for v in driver.verdicts)
+
+
+def test_red_gives_a_quiet_tenants_share_to_the_busy_one():
+    config = AdmissionConfig(tenants={"web": TenantConfig(), "api": TenantConfig()})
+    driver = Driver(config, decision(State.RED, admission_rps=8.0))
+    driver.run(20.0, {("interactive", "web"): 1.0, ("interactive", "api"): 20.0})
+    assert driver.admitted[("interactive", "web")] >= 19, "the quiet tenant gets all it asks for"
+    assert driver.admitted[("interactive", "api")] >= 6 * 20 - 8, "and the busy one most of the rest, not just half"
+
+
+def test_unknown_tenants_share_one_pool():
+    config = AdmissionConfig(tenants={"web": TenantConfig(weight=1)})
+    driver = Driver(config, decision(State.RED, admission_rps=8.0))
+    driver.run(20.0, {("interactive", "web"): 20.0, ("interactive", "t1"): 20.0, ("interactive", "t2"): 20.0})
+    web, other = driver.admitted[("interactive", "web")], driver.admitted[("interactive", "other")]
+    assert {v.tenant for v in driver.verdicts} == {"web", "other"}, "labels stay bounded"
+    assert 0.75 <= web / other <= 1.33, f"t1 and t2 together weigh as one tenant, got {web}:{other}"
+
+
+def test_red_with_no_drainable_rate_refuses_everything():
+    driver = Driver(AdmissionConfig(), decision(State.RED, admission_rps=0.0))
+    driver.run(3.0, {("interactive", None): 10.0})
+    assert sum(driver.admitted.values()) == 0
+    assert all(v.code == 503 and v.retry_after_s >= 1 for v in driver.verdicts)
+
+
+def test_leaving_red_forgets_the_bucket():
+    driver = Driver(AdmissionConfig(), decision(State.RED, admission_rps=1.0))
+    driver.run(2.0, {("interactive", None): 5.0})
+    assert driver.state.red is not None
+    driver.decision = GREEN
+    driver.offer(req())
+    assert driver.state.red is None, "a later RED starts from an empty bucket"
+
+
+# --- quotas ----------------------------------------------------------------------------------
+
+def test_a_tenant_over_its_quota_gets_429_in_every_state():
+    config = AdmissionConfig(tenants={"api": TenantConfig(quota_rps=2.0)})
+    driver = Driver(config, GREEN)
+    driver.run(10.0, {("interactive", "api"): 10.0, ("interactive", "web"): 10.0})
+    assert 20 <= driver.admitted[("interactive", "api")] <= 2 * 10 + 2
+    assert driver.refused[("interactive", "other")] == 0 < driver.admitted[("interactive", "other")], (
+        "other tenants are not limited")
+    refused = [v for v in driver.verdicts if not v.admitted]
+    assert {(v.code, v.reason, v.tenant) for v in refused} == {(429, "tenant-over-quota", "api")}
+    assert all(1 <= v.retry_after_s <= 2 for v in refused), "Retry-After: until the quota has a token again"
+    driver.decision = decision(State.RED, admission_rps=100.0, time=driver.now)
+    driver.run(2.0, {("interactive", "api"): 10.0})
+    assert driver.verdicts[-1].reason == "tenant-over-quota", "the quota holds in RED too"
+
+
+def test_quota_code_is_configurable_and_refusals_do_not_spend_quota():
+    config = AdmissionConfig(quota_code=503, tenants={"api": TenantConfig(quota_rps=1.0)})
+    state = AdmissionState()
+    verdict, state = admit(config, state, req(tenant="api"), GREEN, 0.0, 0.5, 60)
+    assert verdict.admitted
+    verdict, state = admit(config, state, req(tenant="api"), GREEN, 0.1, 0.5, 60)
+    assert (verdict.admitted, verdict.code) == (False, 503)
+    verdict, state = admit(config, state, req("batch", tenant="api"), YELLOW, 1.2, 0.5, 60)
+    assert verdict.reason == "yellow-shed-class"
+    verdict, state = admit(config, state, req(tenant="api"), GREEN, 1.2, 0.5, 60)
+    assert verdict.admitted, "the shed batch request did not use the quota token"
+
+
+# --- configuration ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, field", [
+    ({"yellow_shed": frozenset({"premium"})}, "yellowShedClasses"),
+    ({"capacity_code": 200}, "capacityCode"),
+    ({"quota_code": 600}, "quotaCode"),
+    ({"retry_jitter": 1.5}, "retryJitter"),
+    ({"burst_s": 0}, "burstSeconds"),
+    ({"class_reserve": {"interactive": 0.0}}, "classReserve"),
+    ({"class_reserve": {"interactive": 0.0, "agent": 1.0, "background": 0.5, "batch": 0.5}}, "classReserve.agent"),
+    ({"tenants": {"a": TenantConfig(weight=0)}}, "tenants[a].weight"),
+    ({"tenants": {"a": TenantConfig(quota_rps=math.nan)}}, "tenants[a].quotaRequestsPerSecond"),
+])
+def test_bad_config_names_the_field(kwargs, field):
+    with pytest.raises(AdmissionConfigError) as err:
+        AdmissionConfig(**kwargs)
+    assert err.value.field == field
+    assert str(err.value).startswith(f"{field}: expected")
+
+
+# --- properties -------------------------------------------------------------------------------
+
+@given(seconds=st.one_of(st.floats(min_value=0, max_value=1e9), st.just(math.inf)),
+       jitter=st.floats(min_value=0, max_value=0.99), rand=st.floats(min_value=0, max_value=0.999999))
+def test_retry_after_is_a_whole_number_of_seconds_in_bounds(seconds, jitter, rand):
+    value = _retry_after(seconds, jitter, rand)
+    assert isinstance(value, int) and 1 <= value <= 60
+
+
+@settings(max_examples=60, deadline=None)
+@given(rate=st.floats(min_value=0.0, max_value=50.0),
+       gaps=st.lists(st.floats(min_value=0.0, max_value=0.5), min_size=1, max_size=200),
+       classes=st.lists(st.sampled_from(REQUEST_CLASSES), min_size=1, max_size=200),
+       tenants=st.lists(st.sampled_from(["web", "api", "x"]), min_size=1, max_size=200))
+def test_red_never_admits_more_than_the_rate_plus_one_burst(rate, gaps, classes, tenants):
+    config = AdmissionConfig(tenants={"web": TenantConfig(weight=2), "api": TenantConfig()})
+    driver = Driver(config, decision(State.RED, admission_rps=rate))
+    for i, gap in enumerate(gaps):
+        driver.now += gap
+        verdict = driver.offer(req(classes[i % len(classes)], tenants[i % len(tenants)]))
+        assert verdict.reason and verdict.detail
+    assert sum(driver.admitted.values()) <= rate * driver.now + max(1.0, rate * config.burst_s) + 1e-9
