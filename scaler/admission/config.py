@@ -86,17 +86,6 @@ class AdmissionConfig:
     def tenant(self, pool: str) -> TenantConfig:
         return self.tenants.get(pool) or TenantConfig()
 
-    @classmethod
-    def from_shedding(cls, shedding, **server_wide) -> "AdmissionConfig":
-        """From a model spec's `shedding` block (scaler.spec.model.Shedding) and server-wide settings."""
-        return cls(
-            **server_wide,
-            enabled=shedding.enabled,
-            capacity_code=shedding.status_code,
-            quota_code=shedding.tenant_quota_status_code,
-            tenants=tenants_from_spec(shedding.tenants),
-        )
-
 
 def tenants_from_spec(tenants: Iterable) -> dict[str, TenantConfig]:
     """scaler.spec.model.Tenant entries -> {name: TenantConfig}."""

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 import logging
 import random
-import time
 from typing import Callable
 
-from scaler.admission import AdmissionConfig, AdmissionState, Request, Verdict, admit, classify, unknown_model
+from scaler.admission import AdmissionState, Verdict, admit, classify, unknown_model
 from scaler.rls.metrics import UNKNOWN_MODEL, RlsMetrics
 from scaler.rls.settings import RlsSettings
 from scaler.rls.stubs import rls
@@ -27,12 +26,10 @@ _ERROR_TYPES = {"capacity": ("server_error", "overloaded"), "quota": ("requests"
 
 
 class RateLimitService:
-    def __init__(self, registry, settings: RlsSettings, metrics: RlsMetrics,
-                 clock: Callable[[], float] = time.time, rand: Callable[[], float] = random.random):
-        self.registry = registry  # scaler.server.registry.ModelRegistry
+    def __init__(self, registry, settings: RlsSettings, metrics: RlsMetrics, rand: Callable[[], float] = random.random):
+        self.registry = registry  # scaler.server.registry.ModelRegistry; its clock dates the decisions
         self.settings = settings
         self.metrics = metrics
-        self._clock = clock
         self._rand = rand
         self._states: dict[str, AdmissionState] = {}
 
@@ -58,18 +55,13 @@ class RateLimitService:
         cost = max(1, request.hits_addend)
         entry = self.registry.get(entries["model"]) if request.domain == self.settings.domain and "model" in entries else None
         if entry is None:
-            config = self.settings.admission
-            return unknown_model(config, classify(entries, "interactive", cost)), UNKNOWN_MODEL
-        req: Request = classify(entries, entry.config.request_class, cost)
+            return unknown_model(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_MODEL
+        req = classify(entries, entry.config.request_class, cost)
         entry.record_arrivals(req.cost)
-        config: AdmissionConfig = self.config_for(entry)
         state = self._states.get(entry.name) or AdmissionState()
-        verdict, self._states[entry.name] = admit(
-            config, state, req, entry.decision, self._clock(), self._rand(), self.settings.decision_max_age_s)
+        verdict, self._states[entry.name] = admit(self.settings.admission, state, req, entry.decision,
+                                                  self.registry.clock(), self._rand(), self.settings.decision_max_age_s)
         return verdict, entry.name
-
-    def config_for(self, entry) -> AdmissionConfig:
-        return self.settings.admission
 
 
 def refusal(verdict: Verdict):
