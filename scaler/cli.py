@@ -16,6 +16,7 @@ from scaler import __version__
 COMMANDS: tuple[str, ...] = (
     "scaler.emulator.cli",
     "scaler.render.cli",
+    "scaler.server.cli",
 )
 
 

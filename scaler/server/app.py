@@ -1,0 +1,131 @@
+"""One `slo-scaler serve` process: KEDA external scaler + rate-limit service on one registry.
+
+Startup order: settings, registry (+ --models), discovery, gRPC (scaler + health), /metrics,
+the rate-limit service, the poll loop; then one JSON `serving` line with the bound ports
+(port 0 picks a free one, which tests use). SIGTERM or SIGINT: health NOT_SERVING, stop taking
+RPCs (in-flight ones get a grace period), stop polling, close sources, exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+
+import grpc
+from aiohttp import web
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+
+from scaler.policy.config import ConfigError
+from scaler.server import settings
+from scaler.server.metrics import ScalerCollector
+from scaler.server.poller import Poller
+from scaler.server.protocol import SERVICE_NAME, service_handler
+from scaler.server.registry import ModelRegistry
+from scaler.server.servicer import ExternalScalerServicer
+from scaler.server.tls import server_credentials
+from scaler.sources.discovery import Discovery, KubernetesPodLister
+
+log = logging.getLogger("scaler.server")
+SHUTDOWN_GRACE_S = 5.0
+
+
+class StartupError(Exception):
+    """Bad flags, files or environment: reported as one line, exit code 2."""
+
+
+def build_registry(args: argparse.Namespace) -> ModelRegistry:
+    try:
+        registry = ModelRegistry(settings.defaults(args.default, os.environ))
+        for index, item in enumerate(settings.load_models(args.models) if args.models else []):
+            try:
+                registry.ensure(item, pinned=True)
+            except ConfigError as error:
+                raise ValueError(f"--models {args.models}: item {index}: {error}") from None
+    except ValueError as error:
+        raise StartupError(str(error)) from None
+    return registry
+
+
+def build_discovery(args: argparse.Namespace) -> Discovery | None:
+    if args.discovery == "off":
+        return None
+    try:
+        lister = KubernetesPodLister.from_environment()
+    except Exception as error:  # the kubernetes client raises several kinds for "no configuration"
+        if args.discovery == "kubernetes":
+            raise StartupError(f"--discovery kubernetes: no in-cluster or kubeconfig credentials ({error})") from None
+        log.info("discovery off", extra={"fields": {"event": "discovery_off", "why": str(error)}})
+        return None
+    return Discovery(lister, args.discovery_interval)
+
+
+async def _metrics_site(prom_registry: CollectorRegistry, host: str, port: int) -> tuple[web.AppRunner, int]:
+    async def metrics(_: web.Request) -> web.Response:
+        return web.Response(body=generate_latest(prom_registry), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    app = web.Application()
+    app.router.add_get("/metrics", metrics)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    return runner, site._server.sockets[0].getsockname()[1]
+
+
+async def serve(args: argparse.Namespace) -> int:
+    from scaler.rls import server as rls_server  # the shedder lives in its own package
+
+    registry = build_registry(args)
+    credentials = _credentials(args)
+    discovery = build_discovery(args)
+    poller = Poller(registry, interval_s=args.poll_interval, source_timeout_s=args.source_timeout,
+                    discovery=discovery, forget_after_s=args.forget_after)
+
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((service_handler(ExternalScalerServicer(registry, args.first_poll_wait)),))
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    address = f"{args.host}:{args.grpc_port}"
+    try:
+        grpc_port = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
+    except RuntimeError as error:  # grpc's way of saying the port is taken
+        raise OSError(f"gRPC {address}: {error}") from None
+    await server.start()
+    for service in ("", SERVICE_NAME):
+        await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+
+    prom_registry = CollectorRegistry(auto_describe=False)
+    prom_registry.register(ScalerCollector(registry))
+    runner, metrics_port = await _metrics_site(prom_registry, args.host, args.metrics_port)
+    rls = await rls_server.start(registry, args)
+    poll_task = asyncio.create_task(poller.run())
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    log.info("serving", extra={"fields": {"event": "serving", "grpc_port": grpc_port, "metrics_port": metrics_port,
+                                          "tls": credentials is not None, "rls": rls is not None,
+                                          "models": [e.name for e in registry.models()]}})
+    await stop.wait()
+
+    log.info("shutting down", extra={"fields": {"event": "shutdown"}})
+    await health_servicer.enter_graceful_shutdown()
+    poll_task.cancel()
+    await asyncio.gather(server.stop(SHUTDOWN_GRACE_S), *([rls.stop(SHUTDOWN_GRACE_S)] if rls else []))
+    await asyncio.gather(poll_task, return_exceptions=True)
+    await poller.close()
+    await runner.cleanup()
+    log.info("stopped", extra={"fields": {"event": "stopped"}})
+    return 0
+
+
+def _credentials(args: argparse.Namespace) -> grpc.ServerCredentials | None:
+    try:
+        return server_credentials(args.tls_cert, args.tls_key, args.tls_client_ca)
+    except ValueError as error:
+        raise StartupError(str(error)) from None

@@ -1,0 +1,78 @@
+"""The scaler's own Prometheus metrics, read from the registry at scrape time (a Collector).
+
+Every family is prefixed `slo_scaler_` and labelled by `model`; dashboards and alerts in
+manifests/ use these names, docs/scaler.md lists them.
+"""
+
+from __future__ import annotations
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from scaler.policy.decide import State
+from scaler.server.registry import ModelRegistry
+
+# (name, help, value of a Decision); the decision's inputs and outputs, one gauge each.
+DECISION_GAUGES = (
+    ("waiting_requests", "vLLM requests waiting, summed over ready replicas.", lambda d: d.waiting),
+    ("running_requests", "vLLM requests running, summed over ready replicas.", lambda d: d.running),
+    ("ready_replicas", "Replicas whose signals were read this round.", lambda d: d.ready_replicas),
+    ("starting_replicas", "Replicas asked for or seen starting, not yet ready.", lambda d: d.starting_replicas),
+    ("arrival_rate", "Estimated arrivals, requests per second (exact when the RLS counts them).",
+     lambda d: d.arrival_rps),
+    ("completion_rate", "Completions, requests per second.", lambda d: d.completion_rps),
+    ("replica_capacity", "Requests per second one replica completes (configured, learned or prior).",
+     lambda d: d.capacity_rps),
+    ("scale_up_latency_seconds", "Seconds from asking for a replica to it being ready (configured or learned).",
+     lambda d: d.scale_up_latency_s),
+    ("ttft_budget_seconds", "Queue budget: TTFT SLO minus expected prefill.", lambda d: d.budget_s),
+    ("estimated_wait_seconds", "Estimated queue wait of a request arriving now.", lambda d: d.wait_s),
+    ("peak_wait_seconds", "Worst projected wait before capacity asked for now can arrive.", lambda d: d.peak_wait_s),
+    ("demand_replicas", "Demand in replica-equivalents, the value sent to KEDA (desired = ceil).",
+     lambda d: d.demand),
+    ("pressure", "Demand per ready replica.", lambda d: d.pressure),
+    ("admission_rate", "RED only: requests per second current capacity drains within budget.",
+     lambda d: d.admission_rps),
+    ("retry_after_seconds", "Retry-After the shedder would send now.", lambda d: d.retry_after_s),
+)
+
+
+class ScalerCollector(Collector):
+    def __init__(self, registry: ModelRegistry) -> None:
+        self._registry = registry
+
+    def collect(self):
+        now = self._registry.clock()
+        entries = self._registry.models()
+        for name, doc, read in DECISION_GAUGES:
+            family = GaugeMetricFamily(f"slo_scaler_{name}", doc, labels=["model"])
+            for entry in entries:
+                value = read(entry.decision) if entry.decision is not None else None
+                if value is not None:
+                    family.add_metric([entry.name], float(value))
+            yield family
+
+        state = GaugeMetricFamily("slo_scaler_state", "Queue-SLO state, one-hot.", labels=["model", "state"])
+        decisions = CounterMetricFamily("slo_scaler_decisions", "Policy decisions by state and reason.",
+                                        labels=["model", "state", "reason"])
+        age = GaugeMetricFamily("slo_scaler_input_age_seconds", "Age of the latest good observation.",
+                                labels=["model"])
+        latency = GaugeMetricFamily("slo_scaler_source_query_seconds",
+                                    "Duration of the source round that gave the latest observation.",
+                                    labels=["model", "source"])
+        up = GaugeMetricFamily("slo_scaler_source_up", "1 when the latest round observed the model, else 0.",
+                                    labels=["model", "source"])
+        for entry in entries:
+            source = entry.metadata.source.kind
+            if entry.decision is not None:
+                for s in State:
+                    state.add_metric([entry.name, s.value], 1.0 if entry.decision.state is s else 0.0)
+            for (state_name, reason), count in entry.decisions_total.items():
+                decisions.add_metric([entry.name, state_name, reason], count)
+            input_age = entry.input_age(now)
+            if input_age is not None:
+                age.add_metric([entry.name], input_age)
+            if entry.query_seconds is not None:
+                latency.add_metric([entry.name, source], entry.query_seconds)
+            up.add_metric([entry.name, source], 0.0 if entry.error or entry.observation is None else 1.0)
+        yield from (state, decisions, age, latency, up)

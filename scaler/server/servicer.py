@@ -1,0 +1,86 @@
+"""KEDA's ExternalScaler RPCs over the registry. Reads only: the poller does the I/O.
+
+- GetMetricSpec: static per ScaledObject (metric name from the model, AverageValue target 1),
+  never fails for valid metadata (KEDA's fallback does not fire when it fails, keda#8056).
+- GetMetrics: exactly one MetricValue, demand in replica-equivalents (desired = ceil(demand)),
+  UNAVAILABLE once the last good observation is older than maxStalenessSeconds (KEDA's fallback).
+- IsActive / StreamIsActive: work to do (scale from zero); the stream pushes on state changes
+  and at once when a model with no ready replica receives requests.
+Invalid metadata gets INVALID_ARGUMENT naming the key and what was expected, on every RPC.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import grpc
+
+from scaler.policy.config import ConfigError
+from scaler.server.protocol import (GetMetricSpecResponse, GetMetricsResponse, IsActiveResponse, MetricSpec,
+                                    MetricValue)
+from scaler.server.registry import ModelEntry, ModelRegistry
+
+TARGET = 1.0  # AverageValue target: desired replicas = ceil(demand / 1)
+
+
+class ExternalScalerServicer:
+    def __init__(self, registry: ModelRegistry, first_poll_wait_s: float = 2.0) -> None:
+        self.registry = registry
+        self.first_poll_wait_s = first_poll_wait_s
+
+    async def GetMetricSpec(self, request, context):
+        entry = await self._entry(request, context)
+        return GetMetricSpecResponse(metricSpecs=[MetricSpec(metricName=entry.metric_name, targetSize=int(TARGET),
+                                                             targetSizeFloat=TARGET)])
+
+    async def GetMetrics(self, request, context):
+        entry = await self._entry(request.scaledObjectRef, context)
+        decision = await self._fresh_decision(entry, context)
+        if not math.isfinite(decision.demand):
+            await context.abort(grpc.StatusCode.INTERNAL, f"demand for {entry.name} is {decision.demand}")
+        value = max(0.0, decision.demand)
+        return GetMetricsResponse(metricValues=[MetricValue(metricName=request.metricName or entry.metric_name,
+                                                            metricValue=math.ceil(value), metricValueFloat=value)])
+
+    async def IsActive(self, request, context):
+        entry = await self._entry(request, context)
+        await self._fresh_decision(entry, context)
+        return IsActiveResponse(result=entry.is_active(self.registry.clock()))
+
+    async def StreamIsActive(self, request, context):
+        entry = await self._entry(request, context)
+        queue = self.registry.subscribe()
+        try:
+            sent = None
+            while True:
+                active = entry.is_active(self.registry.clock())
+                if active != sent or (entry.decision is not None and entry.decision.state_changed):
+                    yield IsActiveResponse(result=active)
+                    sent = active
+                changed = await queue.get()
+                while changed is not entry:  # another model's news
+                    changed = await queue.get()
+        finally:
+            self.registry.unsubscribe(queue)
+
+    async def _entry(self, ref, context) -> ModelEntry:
+        try:
+            return self.registry.ensure(dict(ref.scalerMetadata), ref.namespace or None)
+        except ConfigError as error:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
+
+    async def _fresh_decision(self, entry: ModelEntry, context):
+        if entry.decision is None:
+            try:
+                await asyncio.wait_for(entry.first_decision.wait(), self.first_poll_wait_s)
+            except asyncio.TimeoutError:
+                pass
+        now = self.registry.clock()
+        if entry.decision is None or entry.is_stale(now):
+            age = entry.input_age(now)
+            seen = "no observation yet" if age is None else f"last good observation {age:.1f}s old"
+            await context.abort(grpc.StatusCode.UNAVAILABLE,
+                                f"model {entry.name}: {seen} (maxStalenessSeconds {entry.config.max_staleness_s:g}); "
+                                f"source: {entry.error or 'no error reported'}")
+        return entry.decision

@@ -1,0 +1,39 @@
+"""The source interface and what a source reports for one model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+from scaler.server.metadata import SourceSpec
+
+
+class SourceError(Exception):
+    """The source could not say anything about a model (or any model, when raised by a round)."""
+
+
+@dataclass(frozen=True)
+class ModelQuery:
+    model: str
+    spec: SourceSpec
+
+
+@dataclass(frozen=True)
+class Observation:
+    """vLLM's queue for one model at one instant, summed over its ready replicas."""
+
+    time: float  # when the data was measured (the scrape time), epoch seconds
+    waiting: float
+    running: float
+    ready_replicas: int
+    completed_total: float | None  # monotonic across replica restarts (see counters.py)
+    note: str = ""  # why a value is what it is, when that is not obvious (e.g. no series)
+
+
+class Source(Protocol):
+    kind: str  # "prometheus" | "scrape", a label on our own metrics
+
+    async def observe(self, queries: Sequence[ModelQuery], now: float) -> dict[str, Observation | SourceError]:
+        """One round of I/O for every query; raises SourceError when nothing could be read."""
+
+    async def close(self) -> None: ...
