@@ -86,6 +86,8 @@ class Client:
             "max_tokens": max_tokens,
             "stream": True,
             "stream_options": {"include_usage": True},
+            # vLLM's extension: generate exactly max_tokens, so output sizes follow the workload.
+            "ignore_eos": True,
         }
         if self.endpoint.api == "chat":
             body["messages"] = [{"role": "user", "content": text}]
@@ -95,7 +97,12 @@ class Client:
 
     async def send(self, result: Result) -> Result:
         """Send until admitted, refused for good, or failed; fill in and return `result`."""
-        headers = {self.headers.tenant: result.tenant, self.headers.request_class: result.request_class}
+        headers = {
+            self.headers.tenant: result.tenant,
+            self.headers.request_class: result.request_class,
+            # Exact sizes for the emulator; vLLM ignores the header and counts the prompt text.
+            "x-prompt-tokens": str(result.prompt_tokens),
+        }
         body = self.body(result.prompt_tokens, result.max_tokens)
         first = self.clock()
         result.start = first - self.t0
