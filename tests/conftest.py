@@ -1,0 +1,225 @@
+"""Shared fixtures that start real servers on free loopback ports.
+
+- `prometheus_server(scrape_configs, rule_files=())`: the Debian /usr/bin/prometheus with the
+  given scrape configs (list of dicts, as in prometheus.yml), global scrape/evaluation
+  interval 1 s, a temporary TSDB; ready once /-/ready answers 200; killed at teardown.
+  Returns a `PrometheusServer` with `.url`, `.query(promql)` and `.targets()`.
+- `emulator_fleet(*extra_args, replicas=2, ...)`: `python -m scaler emulate` as a subprocess on
+  a free port range; ready once the front door's /health answers 200 (or, with replicas=0,
+  once /fleet answers); stopped with SIGTERM at teardown. Returns an `EmulatorFleet`.
+- `poll_until(fn, timeout, what)`: call fn until it returns a truthy value or the deadline passes.
+
+Test modules can also `from conftest import poll_until, free_port_range, ...`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
+
+
+def poll_until(fn, timeout: float, what: str, interval: float = 0.1):
+    """Return fn()'s first truthy value; fail the test naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while True:
+        try:
+            value = fn()
+            if value:
+                return value
+        except (OSError, ValueError, urllib.error.URLError) as exc:
+            last_error = exc
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout} s waiting for {what}" + (f" (last error: {last_error})"
+                                                                             if last_error else ""))
+        time.sleep(interval)
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def free_port_range(count: int) -> int:
+    """A base port P with P..P+count-1 all free on loopback right now."""
+    for _ in range(200):
+        base = free_port()
+        if base + count < 65000 and all(_port_free(base + i) for i in range(count)):
+            return base
+    raise RuntimeError(f"no run of {count} free ports on 127.0.0.1")
+
+
+def http_get(url: str, timeout: float = 5.0) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, err.read()
+
+
+def http_json(method: str, url: str, body: dict | None = None, timeout: float = 5.0) -> tuple[int, dict]:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read() or b"null")
+
+
+def _stop(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# --- Prometheus ----------------------------------------------------------------------
+
+
+@dataclass
+class PrometheusServer:
+    url: str
+    proc: subprocess.Popen
+    log: Path
+
+    def query(self, promql: str) -> list[dict]:
+        """Instant query; the `result` list of Prometheus' HTTP API (raises on an API error)."""
+        status, body = http_get(f"{self.url}/api/v1/query?" + urllib.parse.urlencode({"query": promql}))
+        payload = json.loads(body)
+        if status != 200 or payload.get("status") != "success":
+            raise ValueError(f"query {promql!r} failed: {status} {payload}")
+        return payload["data"]["result"]
+
+    def targets(self) -> list[dict]:
+        status, body = http_get(f"{self.url}/api/v1/targets")
+        return json.loads(body)["data"]["activeTargets"] if status == 200 else []
+
+
+@pytest.fixture
+def prometheus_server(tmp_path_factory):
+    started: list[subprocess.Popen] = []
+
+    def start(scrape_configs: list[dict], rule_files: list[str | Path] = (), timeout: float = 30.0) -> PrometheusServer:
+        workdir = tmp_path_factory.mktemp("prometheus")
+        config = {
+            "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
+            "scrape_configs": scrape_configs,
+        }
+        if rule_files:
+            config["rule_files"] = [str(path) for path in rule_files]
+        (workdir / "prometheus.yml").write_text(yaml.safe_dump(config))
+        port = free_port()
+        log = workdir / "prometheus.log"
+        proc = subprocess.Popen(
+            [PROMETHEUS, f"--config.file={workdir / 'prometheus.yml'}", f"--storage.tsdb.path={workdir / 'data'}",
+             f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
+            stdout=subprocess.DEVNULL, stderr=log.open("wb"),
+        )
+        started.append(proc)
+        url = f"http://127.0.0.1:{port}"
+
+        def ready():
+            if proc.poll() is not None:
+                pytest.fail(f"prometheus exited with {proc.returncode}: {log.read_text()[-2000:]}")
+            return http_get(f"{url}/-/ready", timeout=1.0)[0] == 200
+
+        poll_until(ready, timeout, "prometheus /-/ready")
+        return PrometheusServer(url, proc, log)
+
+    yield start
+    for proc in started:
+        _stop(proc)
+
+
+# --- emulator ------------------------------------------------------------------------
+
+
+@dataclass
+class EmulatorFleet:
+    port: int
+    proc: subprocess.Popen
+    log: Path
+    max_replicas: int
+    args: list[str] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def replica_url(self, index: int) -> str:
+        return f"http://127.0.0.1:{self.port + index}"
+
+    def fleet(self) -> dict:
+        status, body = http_json("GET", f"{self.url}/fleet")
+        assert status == 200, body
+        return body
+
+    def set_replicas(self, n: int) -> dict:
+        status, body = http_json("PUT", f"{self.url}/fleet", {"replicas": n})
+        assert status == 200, body
+        return body
+
+
+def start_emulator_fleet(workdir: Path, *extra_args: str, replicas: int = 2, max_replicas: int = 4,
+                         speed: float = 1.0, cold_start: float = 0.0, timeout: float = 30.0) -> EmulatorFleet:
+    port = free_port_range(max_replicas + 1)
+    args = [sys.executable, "-m", "scaler", "emulate", "--port", str(port), "--replicas", str(replicas),
+            "--max-replicas", str(max_replicas), "--speed", str(speed), "--cold-start", str(cold_start), *extra_args]
+    log = workdir / f"emulator-{port}.log"
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    fleet = EmulatorFleet(port, proc, log, max_replicas, args)
+
+    def up():
+        if proc.poll() is not None:
+            pytest.fail(f"emulator exited with {proc.returncode}: {log.read_text()[-2000:]}")
+        path = "/health" if replicas else "/fleet"
+        return http_get(fleet.url + path, timeout=1.0)[0] == 200
+
+    poll_until(up, timeout, "the emulator's front door")
+    return fleet
+
+
+@pytest.fixture
+def emulator_fleet(tmp_path_factory):
+    started: list[EmulatorFleet] = []
+
+    def start(*extra_args: str, **kwargs) -> EmulatorFleet:
+        fleet = start_emulator_fleet(tmp_path_factory.mktemp("emulator"), *extra_args, **kwargs)
+        started.append(fleet)
+        return fleet
+
+    yield start
+    for fleet in started:
+        _stop(fleet.proc)
