@@ -102,7 +102,7 @@ def _issue(err: dict) -> Issue:
         return Issue(_path(loc), PATTERN_HELP.get(pattern, f"a string matching {pattern}"), got)
     if kind == "extra_forbidden":
         allowed = _allowed_keys(loc[:-1])
-        return Issue(_path(loc), "no such field" + (f"; known fields here: {', '.join(allowed)}" if allowed else ""))
+        return Issue(_path(loc), f"a known field ({', '.join(allowed)})" if allowed else "no field here")
     if kind == "missing":
         return Issue(_path(loc), "a value (this field is required)")
     if kind == "value_error":

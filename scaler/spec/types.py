@@ -76,7 +76,7 @@ def _number_or_auto(low: float):
         if value == AUTO:
             return AUTO
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= low:
-            raise ValueError(f"expected a number greater than {low:g} or 'auto'")
+            raise ValueError(f"a number greater than {low:g} or 'auto'")
         return float(value)
 
     schema = {"oneOf": [{"type": "number", "exclusiveMinimum": low}, {"const": AUTO}]}
