@@ -217,24 +217,29 @@ def write_outputs(out_dir: str | Path, outputs: list[Output]) -> list[Path]:
             backup = None
             if target.exists():
                 backup = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=out))
+                swapped.append((target, backup, False))
                 os.rename(target, backup / target.name)
+            else:
+                swapped.append((target, None, False))
             os.rename(tmp, target)
-            swapped.append((target, backup))
+            swapped[-1] = (target, backup, True)
     except BaseException:
-        for target, backup in reversed(swapped):
-            shutil.rmtree(target, ignore_errors=True)
+        for target, backup, placed in reversed(swapped):
+            if placed:
+                shutil.rmtree(target, ignore_errors=True)
             if backup is not None:
-                os.rename(backup / target.name, target)
+                if (backup / target.name).exists():
+                    os.rename(backup / target.name, target)
                 shutil.rmtree(backup, ignore_errors=True)
         for tmp, _ in staged:
             shutil.rmtree(tmp, ignore_errors=True)
         if created_root:
             shutil.rmtree(out, ignore_errors=True)
         raise
-    for _, backup in swapped:
+    for _, backup, _ in swapped:
         if backup is not None:
             shutil.rmtree(backup, ignore_errors=True)
-    return [target for target, _ in swapped]
+    return [target for target, _, _ in swapped]
 
 
 def _is_rendered(directory: Path) -> bool:

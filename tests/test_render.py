@@ -1,0 +1,271 @@
+"""Rendering: golden files, determinism, hostile input, atomic writes, derived values, KEDA contract.
+
+The rendered examples in manifests/examples/<name>/ ARE the golden files. When a template change
+is intended, regenerate them and review the diff:
+
+    python -m scaler render manifests/examples/specs/*.yaml -o manifests/examples
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from scaler.render import cli as render_cli
+from scaler.render.derive import derive, trigger_metadata
+from scaler.render.filters import UnsafeValue, num, promql, q
+from scaler.render.render import RenderError, render_model, render_specs, write_outputs
+from scaler.server import metadata as server_metadata
+from scaler.spec import SpecError, load_spec, parse_spec
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "manifests" / "examples"
+SPECS = sorted((EXAMPLES / "specs").glob("*.yaml"))
+REGENERATE = "python -m scaler render manifests/examples/specs/*.yaml -o manifests/examples"
+CONTRACT_KEYS = {
+    "scalerAddress", "model", "namespace", "podSelector", "metricsPort", "ttftSloSeconds", "requestClass", "source",
+    "prometheusAddress", "scrapeTargets", "scaleUpLatencySeconds", "perReplicaCapacity", "targetUtilization",
+    "expectedPrefillSeconds", "yellowEnterRatio", "yellowExitRatio", "redEnterRatio", "redExitRatio", "stateHoldSeconds",
+    "enableTLS", "unsafeSsl",
+}
+
+
+def run_cli(*argv: str) -> int:
+    parser = argparse.ArgumentParser()
+    render_cli.register(parser.add_subparsers())
+    args = parser.parse_args(["render", *argv])
+    return args.func(args)
+
+
+def chat_doc() -> dict:
+    return yaml.safe_load((EXAMPLES / "specs" / "chat.yaml").read_text())
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_examples_match_golden_files(tmp_path):
+    assert run_cli(*map(str, SPECS), "-o", str(tmp_path)) == 0
+    fresh = tree(tmp_path)
+    golden = {name: text for name, text in tree(EXAMPLES).items() if not name.startswith("specs/")}
+    assert sorted(fresh) == sorted(golden), f"rendered files differ from manifests/examples; regenerate: {REGENERATE}"
+    diffs = []
+    for name in sorted(fresh):
+        if fresh[name] != golden[name]:
+            diffs += difflib.unified_diff(golden[name].splitlines(), fresh[name].splitlines(), f"golden/{name}", f"rendered/{name}", lineterm="")
+    assert not diffs, "\n".join(diffs[:200]) + f"\n\nIf intended, regenerate: {REGENERATE}"
+
+
+def test_render_is_deterministic_and_independent_of_key_order():
+    doc = chat_doc()
+    doc["runtime"]["nodeSelector"] = {"b.example/pool": "gpu", "a.example/zone": "z1"}
+    reordered = dict(reversed(list(doc.items())))
+    reordered["runtime"] = dict(reversed(list(doc["runtime"].items())))
+    reordered["runtime"]["nodeSelector"] = dict(reversed(list(doc["runtime"]["nodeSelector"].items())))
+    one = render_model(parse_spec(doc)).files
+    two = render_model(parse_spec(reordered)).files
+    assert one == two
+    assert one["inferenceservice.yaml"].index('"a.example/zone"') < one["inferenceservice.yaml"].index('"b.example/pool"')
+
+
+HOSTILE = [
+    ("name", 'chat"\nkind: Secret'),
+    ("namespace", "llm\n  evil: true"),
+    ("model.servedName", 'qwen"} or vector(1) #'),
+    ("model.servedName", "qwen\nx"),
+    ("model.uri", "hf://org/model\" ; rm -rf"),
+    ("runtime.image", "vllm:latest\n    securityContext: {privileged: true}"),
+    ("runtime.args", ["--ok", "--x={{ 7*7 }}"]),
+    ("runtime.args", ["--x: y"]),
+    ("runtime.nodeSelector", {"pool": "gpu\nhostNetwork: true"}),
+    ("runtime.nodeSelector", {"a: b": "gpu"}),
+    ("shedding.tenants", [{"name": "web'}]"}]),
+    ("gateway.istio.host", "chat.example.com:80\n  x"),
+    ("scaler.prometheusAddress", "http://prom:9090/api?query=up"),
+    ("scaler.service", "slo-scaler.evil:1"),
+    ("scaler.tls.secretName", "tls\"\n"),
+]
+
+
+@pytest.mark.parametrize("field, value", HOSTILE, ids=[f"{f}={v!r}"[:60] for f, v in HOSTILE])
+def test_hostile_values_are_rejected_and_nothing_is_written(field, value, tmp_path, capsys):
+    doc = chat_doc()
+    node = doc
+    *parents, last = field.split(".")
+    for key in parents:
+        node = node[key]
+    node[last] = value
+    spec_file = tmp_path / "hostile.yaml"
+    spec_file.write_text(yaml.safe_dump(doc))
+    out = tmp_path / "out"
+    assert run_cli(str(spec_file), "-o", str(out)) == 1
+    err = capsys.readouterr().err
+    assert "invalid model spec" in err and field.split(".")[-1] in err, err
+    assert not out.exists(), "a failed render must leave nothing behind"
+
+
+def test_one_bad_spec_among_good_ones_writes_nothing(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    doc = chat_doc() | {"name": "other"}
+    doc["replicas"]["min"] = 0  # interactive, 75 s scale-up vs 1.5 s SLO: refused
+    bad.write_text(yaml.safe_dump(doc))
+    out = tmp_path / "out"
+    assert run_cli(*map(str, SPECS), str(bad), "-o", str(out)) == 1
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("filter_, value", [(q, 3), (q, None), (num, True), (num, "3"), (num, float("nan")), (promql, 'a"b'), (promql, "a\nb"), (promql, 1)])
+def test_filters_refuse_values_without_a_safe_rendering(filter_, value):
+    with pytest.raises(UnsafeValue):
+        filter_(value)
+
+
+def test_filters_quote_what_they_accept():
+    assert yaml.safe_load("k: " + q('a: b\n"c" #d {{ e }}')) == {"k": 'a: b\n"c" #d {{ e }}'}
+    assert (num(3.0), num(0.25), promql("m/x-1")) == ("3", "0.25", '"m/x-1"')
+
+
+def test_rerender_replaces_an_earlier_render(tmp_path):
+    assert run_cli(*map(str, SPECS), "-o", str(tmp_path)) == 0
+    stale = tmp_path / "chat" / "stale.yaml"
+    stale.write_text("old")
+    assert run_cli(*map(str, SPECS), "-o", str(tmp_path)) == 0
+    assert not stale.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "no temporary directories left"
+
+
+def test_refuses_to_replace_a_directory_it_did_not_write(tmp_path):
+    (tmp_path / "chat").mkdir()
+    (tmp_path / "chat" / "mine.txt").write_text("precious")
+    with pytest.raises(RenderError, match="not written by `slo-scaler render`"):
+        write_outputs(tmp_path, render_specs([(load_spec(SPECS[1]), "chat.yaml")]))
+    assert (tmp_path / "chat" / "mine.txt").read_text() == "precious"
+    assert not (tmp_path / "batch-summarize").exists()
+
+
+def test_failure_while_swapping_restores_the_previous_render(tmp_path, monkeypatch):
+    outputs = render_specs([(load_spec(p), str(p)) for p in SPECS])
+    write_outputs(tmp_path, outputs)
+    before = tree(tmp_path)
+    changed = [o.__class__(o.directory, {**o.files, "extra.txt": "new"}, o.derived, o.source, o.kinds) for o in outputs]
+    real_rename, calls = os.rename, []
+
+    def flaky_rename(src, dst):
+        calls.append(dst)
+        if len(calls) == 4:  # second output's swap: the first one is already in place
+            raise OSError("disk on fire")
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", flaky_rename)
+    with pytest.raises(OSError, match="disk on fire"):
+        write_outputs(tmp_path, changed)
+    monkeypatch.setattr(os, "rename", real_rename)
+    assert tree(tmp_path) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def _spec(**changes) -> "object":
+    doc = chat_doc()
+    for field, value in changes.items():
+        node = doc
+        *parents, last = field.split("__")
+        for key in parents:
+            node = node[key]
+        node[last] = value
+    return parse_spec(doc)
+
+
+def test_min_replicas_covers_the_burst_during_scale_up():
+    d = derive(_spec())
+    # warm latency 75 s; reach = min(4 + 0.05 x 75, 30) = 7.75 req/s; carry = 3 x 25/32 = 2.34 req/s.
+    assert d.scale_up_latency == 75 and d.target_concurrency == 25
+    assert d.min_replicas == 4
+    steeper = derive(_spec(traffic__burstGrowthPerSecond=0.2))
+    assert steeper.min_replicas == 9  # min(4 + 15, 30) = 19 req/s / 2.34
+
+
+def test_without_warm_pool_the_cold_latency_sizes_the_headroom():
+    d = derive(_spec(replicas__warmPool=0))
+    assert d.scale_up_latency == 300 and d.min_replicas == 9  # min(4 + 0.05 x 300, 30) = 19 req/s / 2.34
+
+
+@pytest.mark.parametrize("safe, asked, target, utilization", [(32, 0.8, 25, 0.7812), (10, 1.0, 9, 0.9), (2, 0.9, 1, 0.5), (100, 0.5, 50, 0.5)])
+def test_autoscaler_target_sits_below_safe_concurrency(safe, asked, target, utilization):
+    d = derive(_spec(calibration__safeConcurrency=safe, scaler__targetUtilization=asked))
+    assert (d.target_concurrency, d.target_utilization) == (target, utilization)
+    assert d.target_concurrency < safe
+
+
+def test_safe_concurrency_of_one_leaves_no_room_below_it():
+    with pytest.raises(SpecError, match="calibration.safeConcurrency: expected at least 2"):
+        derive(_spec(calibration__safeConcurrency=1))
+
+
+@pytest.mark.parametrize("request_class", ["interactive", "agent"])
+def test_scale_to_zero_refused_when_scale_up_breaks_the_slo(request_class):
+    with pytest.raises(SpecError) as err:
+        derive(_spec(requestClass=request_class, replicas__min=0, traffic__baseRequestsPerSecond=0, traffic__burstGrowthPerSecond=0))
+    assert err.value.issues[0].path == "replicas.min"
+    assert "scale-up latency 75 s is not below the TTFT p95 SLO (1.5 s)" in str(err.value)
+    assert "forceScaleToZero" in str(err.value)
+
+
+def test_scale_to_zero_when_forced_or_fast_enough():
+    quiet = dict(replicas__min=0, traffic__baseRequestsPerSecond=0, traffic__burstGrowthPerSecond=0)
+    forced = derive(_spec(replicas__forceScaleToZero=True, **quiet))
+    assert (forced.idle_replicas, forced.min_replicas) == (0, 1)
+    assert "forceScaleToZero" in forced.explain()
+    fast = derive(_spec(calibration__warmScaleUpLatencySeconds=1.0, **quiet))
+    assert fast.idle_replicas == 0
+
+
+def test_scale_to_zero_refused_when_base_traffic_needs_replicas():
+    with pytest.raises(SpecError, match="contradicts scale to zero"):
+        derive(_spec(replicas__min=0, replicas__forceScaleToZero=True))
+
+
+def test_idle_replica_count_only_where_scale_to_zero_is_allowed():
+    files = {p.stem: render_model(load_spec(p)).files["scaledobject.yaml"] for p in SPECS}
+    batch = yaml.safe_load(files["batch-summarize"].split("\n", 2)[2])
+    chat = yaml.safe_load(files["chat"].split("\n", 2)[2])
+    assert (batch["spec"]["idleReplicaCount"], batch["spec"]["minReplicaCount"]) == (0, 1)
+    assert batch["spec"]["triggers"][0]["type"] == "external-push"
+    assert "idleReplicaCount" not in chat["spec"] and chat["spec"]["triggers"][0]["type"] == "external"
+
+
+def test_warning_when_max_replicas_cannot_carry_the_peak(capsys):
+    d = derive(_spec(replicas__max=6))
+    assert any("replicas.max (6) carries" in w and "needs 13 replicas" in w for w in d.warnings)
+    assert not derive(_spec()).warnings
+
+
+def test_explain_prints_the_reasoning(capsys):
+    assert run_cli(str(SPECS[1]), "--explain") == 0
+    out = capsys.readouterr().out
+    for step in ("budgetSeconds = 1.25", "scaleUpLatencySeconds = 75: warm pool", "burstReplicas = 4", "minReplicas = 4", "targetUtilization = 0.7812"):
+        assert step in out
+
+
+def test_render_requires_an_output_unless_explaining(capsys):
+    assert run_cli(str(SPECS[0])) == 2
+    assert "-o/--output DIR is required" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("path", SPECS, ids=[p.stem for p in SPECS])
+def test_trigger_metadata_is_the_keda_contract_and_the_scaler_accepts_it(path):
+    spec = load_spec(path)
+    meta = trigger_metadata(spec, derive(spec))
+    assert set(meta) <= CONTRACT_KEYS
+    assert all(isinstance(v, str) for v in meta.values()), "KEDA requires string metadata values"
+    assert meta["scalerAddress"] == "slo-scaler.slo-scaler.svc.cluster.local:9090"
+    assert meta["podSelector"] == f"serving.kserve.io/inferenceservice={spec.name}"
+    parsed = server_metadata.parse(meta, namespace=spec.namespace)  # the server's own parser
+    assert parsed.model == spec.model.served_name
+    assert parsed.policy.ttft_slo_s == spec.slo.ttft_p95_seconds
+    assert parsed.source.kind == spec.scaler.source
