@@ -27,7 +27,7 @@ from scaler.server.protocol import SERVICE_NAME, service_handler
 from scaler.server.registry import ModelRegistry
 from scaler.server.servicer import ExternalScalerServicer
 from scaler.server.tls import server_credentials
-from scaler.sources.discovery import Discovery, KubernetesPodLister
+from scaler.sources.discovery import Discovery, KubernetesPodLister, PodLister
 
 log = logging.getLogger("scaler.server")
 SHUTDOWN_GRACE_S = 5.0
@@ -76,51 +76,68 @@ async def _metrics_site(prom_registry: CollectorRegistry, host: str, port: int) 
     return runner, site._server.sockets[0].getsockname()[1]
 
 
+class ScalerApp:
+    """The running parts of one serve process; `start` then `stop` (tests run it in-process)."""
+
+    def __init__(self, args: argparse.Namespace, pod_lister: PodLister | None = None) -> None:
+        """`pod_lister` replaces the Kubernetes client (the discovery seam, for tests)."""
+        self.args = args
+        self.registry = build_registry(args)
+        self.credentials = _credentials(args)
+        discovery = Discovery(pod_lister, args.discovery_interval) if pod_lister else build_discovery(args)
+        self.poller = Poller(self.registry, interval_s=args.poll_interval, source_timeout_s=args.source_timeout,
+                             discovery=discovery, forget_after_s=args.forget_after)
+        self.metrics_registry = CollectorRegistry(auto_describe=False)
+        self.metrics_registry.register(ScalerCollector(self.registry))
+        self.grpc_port = self.metrics_port = None
+
+    async def start(self) -> None:
+        from scaler.rls import server as rls_server  # the shedder lives in its own package
+
+        args = self.args
+        self.server = grpc.aio.server()
+        self.server.add_generic_rpc_handlers(
+            (service_handler(ExternalScalerServicer(self.registry, args.first_poll_wait)),))
+        self.health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        address = f"{args.host}:{args.grpc_port}"
+        try:
+            self.grpc_port = (self.server.add_secure_port(address, self.credentials) if self.credentials
+                              else self.server.add_insecure_port(address))
+        except RuntimeError as error:  # grpc's way of saying the port is taken
+            raise OSError(f"gRPC {address}: {error}") from None
+        await self.server.start()
+        for service in ("", SERVICE_NAME):
+            await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
+        self.runner, self.metrics_port = await _metrics_site(self.metrics_registry, args.host, args.metrics_port)
+        self.rls = await rls_server.start(self.registry, args, self.metrics_registry)  # its metrics on our /metrics
+        self.poll_task = asyncio.create_task(self.poller.run())
+        log.info("serving", extra={"fields": {
+            "event": "serving", "grpc_port": self.grpc_port, "metrics_port": self.metrics_port,
+            "tls": self.credentials is not None, "rls": self.rls is not None,
+            "models": [e.name for e in self.registry.models()]}})
+
+    async def stop(self) -> None:
+        log.info("shutting down", extra={"fields": {"event": "shutdown"}})
+        await self.health.enter_graceful_shutdown()
+        self.poll_task.cancel()
+        await asyncio.gather(self.server.stop(SHUTDOWN_GRACE_S),
+                             *([self.rls.stop(SHUTDOWN_GRACE_S)] if self.rls else []))
+        await asyncio.gather(self.poll_task, return_exceptions=True)
+        await self.poller.close()
+        await self.runner.cleanup()
+        log.info("stopped", extra={"fields": {"event": "stopped"}})
+
+
 async def serve(args: argparse.Namespace) -> int:
-    from scaler.rls import server as rls_server  # the shedder lives in its own package
-
-    registry = build_registry(args)
-    credentials = _credentials(args)
-    discovery = build_discovery(args)
-    poller = Poller(registry, interval_s=args.poll_interval, source_timeout_s=args.source_timeout,
-                    discovery=discovery, forget_after_s=args.forget_after)
-
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers((service_handler(ExternalScalerServicer(registry, args.first_poll_wait)),))
-    health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    address = f"{args.host}:{args.grpc_port}"
-    try:
-        grpc_port = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
-    except RuntimeError as error:  # grpc's way of saying the port is taken
-        raise OSError(f"gRPC {address}: {error}") from None
-    await server.start()
-    for service in ("", SERVICE_NAME):
-        await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
-
-    prom_registry = CollectorRegistry(auto_describe=False)
-    prom_registry.register(ScalerCollector(registry))
-    runner, metrics_port = await _metrics_site(prom_registry, args.host, args.metrics_port)
-    rls = await rls_server.start(registry, args, prom_registry)
-    poll_task = asyncio.create_task(poller.run())
-
+    app = ScalerApp(args)
+    await app.start()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    log.info("serving", extra={"fields": {"event": "serving", "grpc_port": grpc_port, "metrics_port": metrics_port,
-                                          "tls": credentials is not None, "rls": rls is not None,
-                                          "models": [e.name for e in registry.models()]}})
     await stop.wait()
-
-    log.info("shutting down", extra={"fields": {"event": "shutdown"}})
-    await health_servicer.enter_graceful_shutdown()
-    poll_task.cancel()
-    await asyncio.gather(server.stop(SHUTDOWN_GRACE_S), *([rls.stop(SHUTDOWN_GRACE_S)] if rls else []))
-    await asyncio.gather(poll_task, return_exceptions=True)
-    await poller.close()
-    await runner.cleanup()
-    log.info("stopped", extra={"fields": {"event": "stopped"}})
+    await app.stop()
     return 0
 
 

@@ -1,0 +1,222 @@
+"""Helpers for the scaler's tests (reusable by other parts' tests).
+
+- `vllm_page(model, waiting, running, completed)`: the real vLLM 0.29.0 capture
+  (tests/fixtures/vllm) with the model name and the three series the scaler reads edited.
+- `PageServer`: serves such pages on a free 127.0.0.1 port (stdlib HTTP server, own thread);
+  `.close()` makes the port refuse connections (a replica or exporter gone).
+- `InProcessScaler(*serve_flags, pod_lister=None)`: the real ScalerApp (gRPC, health, /metrics,
+  poller) on its own event-loop thread, with a sync `client` (ExternalScalerClient).
+- `scaler_server` fixture: `slo-scaler serve` as a subprocess on free ports (it prints a JSON
+  `serving` line with the bound ports); returns a ScalerProcess with `.client`, `.metric()`,
+  `.events()`. Use it with `from scaler_helpers import scaler_server`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import grpc
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from conftest import REPO, _stop, http_get, poll_until
+from scaler.cli import build_parser
+from scaler.server.app import ScalerApp
+from scaler.server.protocol import ExternalScalerClient
+
+CAPTURE = Path(__file__).parent / "fixtures" / "vllm" / "metrics_sample_0.29.0.txt"
+CAPTURE_MODEL = "qwen2.5-1.5b"
+LOCAL_FLAGS = ("--host", "127.0.0.1", "--grpc-port", "0", "--metrics-port", "0", "--rls-port", "0",
+               "--discovery", "off")
+
+
+def vllm_page(model: str = CAPTURE_MODEL, waiting: float | str = 0, running: float | str = 0,
+              completed: float | str = 10) -> str:
+    """The real capture with the model renamed and the waiting, running and
+    request_success_total{finished_reason="length"} values replaced."""
+    text = CAPTURE.read_text().replace(f'model_name="{CAPTURE_MODEL}"', f'model_name="{model}"')
+    edits = {r"vllm:num_requests_waiting\{[^}]*\}": waiting, r"vllm:num_requests_running\{[^}]*\}": running,
+             r'vllm:request_success_total\{[^}]*finished_reason="length"[^}]*\}': completed}
+    for series, value in edits.items():
+        text, count = re.subn(rf"^({series}) \S+$", rf"\g<1> {value}", text, flags=re.M)
+        assert count == 1, series
+    return text
+
+
+class PageServer:
+    def __init__(self, text: str = "") -> None:
+        self.text = text
+        self.status = 200
+        self.hits = 0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's naming)
+                server.hits += 1
+                body = server.text.encode()
+                self.send_response(server.status)
+                self.send_header("Content-Type", "text/plain; version=0.0.4")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self._httpd.server_address[1]
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/metrics"
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+def serve_args(*flags: str):
+    return build_parser().parse_args(["serve", *LOCAL_FLAGS, *flags])
+
+
+class InProcessScaler:
+    """`slo-scaler serve` minus signal handling, on a loop thread; close() stops it cleanly."""
+
+    def __init__(self, *flags: str, pod_lister=None, channel_credentials: grpc.ChannelCredentials | None = None):
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+        self.app: ScalerApp = self.run(self._start(serve_args(*flags), pod_lister))
+        self.target = f"127.0.0.1:{self.app.grpc_port}"
+        self.channel = (grpc.secure_channel(self.target, channel_credentials,
+                                            options=[("grpc.ssl_target_name_override", "localhost")])
+                        if channel_credentials else grpc.insecure_channel(self.target))
+        self.client = ExternalScalerClient(self.channel)
+
+    @staticmethod
+    async def _start(args, pod_lister) -> ScalerApp:
+        app = ScalerApp(args, pod_lister=pod_lister)
+        await app.start()
+        return app
+
+    @property
+    def registry(self):
+        return self.app.registry
+
+    def run(self, coro, timeout: float = 10.0):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def call_soon(self, fn, *args) -> None:
+        """Run fn on the server's loop (the registry is single-threaded, like the real server)."""
+        self.loop.call_soon_threadsafe(fn, *args)
+
+    def metrics_text(self) -> str:
+        status, body = http_get(f"http://127.0.0.1:{self.app.metrics_port}/metrics")
+        assert status == 200
+        return body.decode()
+
+    def close(self) -> None:
+        self.channel.close()
+        self.run(self.app.stop())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5)
+
+
+def parse_metrics(text: str) -> dict[tuple[str, tuple], float]:
+    """{(sample name, sorted label items): value} of a Prometheus text page."""
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def metric(text: str, name: str, **labels: str) -> float | None:
+    for (sample, items), value in parse_metrics(text).items():
+        if sample == name and all((k, v) in items for k, v in labels.items()):
+            return value
+    return None
+
+
+@dataclass
+class ScalerProcess:
+    proc: subprocess.Popen
+    log: Path
+    lines: list[dict] = field(default_factory=list)
+    grpc_port: int | None = None
+    metrics_port: int | None = None
+
+    @property
+    def client(self) -> ExternalScalerClient:
+        if not hasattr(self, "_client"):
+            self._channel = grpc.insecure_channel(f"127.0.0.1:{self.grpc_port}")
+            self._client = ExternalScalerClient(self._channel)
+        return self._client
+
+    def metrics_text(self) -> str:
+        status, body = http_get(f"http://127.0.0.1:{self.metrics_port}/metrics")
+        assert status == 200
+        return body.decode()
+
+    def metric(self, name: str, **labels: str) -> float | None:
+        return metric(self.metrics_text(), name, **labels)
+
+    def events(self, event: str) -> list[dict]:
+        return [line for line in list(self.lines) if line.get("event") == event]
+
+    def stop(self) -> int:
+        if hasattr(self, "_channel"):
+            self._channel.close()
+        _stop(self.proc)
+        return self.proc.returncode
+
+
+def start_scaler(workdir: Path, *flags: str, timeout: float = 30.0) -> ScalerProcess:
+    log = workdir / "serve.log"
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "scaler", "serve", *LOCAL_FLAGS, *flags], cwd=REPO, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    scaler = ScalerProcess(proc, log)
+
+    def read():
+        with log.open("w") as out:
+            for line in proc.stderr:
+                out.write(line)
+                out.flush()
+                try:
+                    scaler.lines.append(json.loads(line))
+                except ValueError:
+                    pass
+
+    threading.Thread(target=read, daemon=True).start()
+
+    def serving():
+        if proc.poll() is not None:
+            pytest.fail(f"serve exited with {proc.returncode}: {log.read_text()[-2000:]}")
+        return scaler.events("serving")
+
+    line = poll_until(serving, timeout, "serve's `serving` line")[0]
+    scaler.grpc_port, scaler.metrics_port = line["grpc_port"], line["metrics_port"]
+    return scaler
+
+
+@pytest.fixture
+def scaler_server(tmp_path_factory):
+    started: list[ScalerProcess] = []
+
+    def start(*flags: str, **kwargs) -> ScalerProcess:
+        scaler = start_scaler(tmp_path_factory.mktemp("serve"), *flags, **kwargs)
+        started.append(scaler)
+        return scaler
+
+    yield start
+    for scaler in started:
+        scaler.stop()

@@ -1,0 +1,115 @@
+"""TLS and mutual TLS on the scaler's gRPC port, as KEDA uses them (TriggerAuthentication:
+`caCert` to verify us, `tlsClientCert`/`tlsClientKey` to be verified). Certificates are made
+here with the `cryptography` package: a CA, a server certificate for localhost, client certs."""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+
+import grpc
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from scaler.cli import main
+from scaler.server.protocol import ExternalScalerClient
+from scaler_helpers import InProcessScaler
+
+
+def _pem(cert) -> bytes:
+    return cert.public_bytes(serialization.Encoding.PEM)
+
+
+def _key_pem(key) -> bytes:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+def _issue(name: str, issuer=None, issuer_key=None, *, ca=False, server=False):
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer.subject if issuer else subject)
+               .public_key(key.public_key()).serial_number(x509.random_serial_number())
+               .not_valid_before(now - datetime.timedelta(minutes=1)).not_valid_after(now + datetime.timedelta(hours=1))
+               .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    if server:
+        builder = builder.add_extension(x509.SubjectAlternativeName(
+            [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+    if not ca:
+        usage = ExtendedKeyUsageOID.SERVER_AUTH if server else ExtendedKeyUsageOID.CLIENT_AUTH
+        builder = builder.add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+    cert = builder.sign(issuer_key or key, hashes.SHA256())
+    return cert, key
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pki")
+    ca, ca_key = _issue("slo-scaler test CA", ca=True)
+    other_ca, other_key = _issue("someone else's CA", ca=True)
+    server, server_key = _issue("slo-scaler", ca, ca_key, server=True)
+    keda, keda_key = _issue("keda-operator", ca, ca_key)
+    stranger, stranger_key = _issue("stranger", other_ca, other_key)
+    files = {"notes.txt": b"not a key", "ca.pem": _pem(ca), "server.pem": _pem(server), "server-key.pem": _key_pem(server_key)}
+    for name, data in files.items():
+        (root / name).write_bytes(data)
+    return {"dir": root, "ca": _pem(ca), "keda": (_pem(keda), _key_pem(keda_key)),
+            "stranger": (_pem(stranger), _key_pem(stranger_key))}
+
+
+def _spec(scaler: InProcessScaler, credentials: grpc.ChannelCredentials | None):
+    channel = (grpc.secure_channel(scaler.target, credentials, options=[("grpc.ssl_target_name_override", "localhost")])
+               if credentials else grpc.insecure_channel(scaler.target))
+    try:
+        ref = ExternalScalerClient.ref({"model": "m", "source": "scrape", "scrapeTargets": "http://127.0.0.1:9/metrics"})
+        return ExternalScalerClient(channel).GetMetricSpec(ref, timeout=5)
+    finally:
+        channel.close()
+
+
+def test_mutual_tls_admits_keda_and_refuses_others(pki):
+    d = pki["dir"]
+    scaler = InProcessScaler("--tls-cert", str(d / "server.pem"), "--tls-key", str(d / "server-key.pem"),
+                             "--tls-client-ca", str(d / "ca.pem"))
+    try:
+        cert, key = pki["keda"]
+        keda = grpc.ssl_channel_credentials(root_certificates=pki["ca"], private_key=key, certificate_chain=cert)
+        assert _spec(scaler, keda).metricSpecs[0].targetSizeFloat == 1.0
+
+        cert, key = pki["stranger"]
+        stranger = grpc.ssl_channel_credentials(root_certificates=pki["ca"], private_key=key, certificate_chain=cert)
+        for credentials in (stranger, grpc.ssl_channel_credentials(root_certificates=pki["ca"]), None):
+            with pytest.raises(grpc.RpcError) as error:
+                _spec(scaler, credentials)
+            assert error.value.code() == grpc.StatusCode.UNAVAILABLE
+    finally:
+        scaler.close()
+
+
+def test_server_tls_without_client_certificates(pki):
+    d = pki["dir"]
+    scaler = InProcessScaler("--tls-cert", str(d / "server.pem"), "--tls-key", str(d / "server-key.pem"))
+    try:
+        # KEDA with only `caCert` in its TriggerAuthentication.
+        assert _spec(scaler, grpc.ssl_channel_credentials(root_certificates=pki["ca"])).metricSpecs
+    finally:
+        scaler.close()
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--tls-cert", "{d}/server.pem"], "--tls-key: expected with --tls-cert"),
+    (["--tls-client-ca", "{d}/ca.pem"], "--tls-client-ca: expected --tls-cert and --tls-key"),
+    (["--tls-cert", "{d}/missing.pem", "--tls-key", "{d}/server-key.pem"], "--tls-cert {d}/missing.pem: No such file"),
+    (["--tls-cert", "{d}/server.pem", "--tls-key", "{d}"], "--tls-key {d}: Is a directory"),
+    (["--tls-cert", "{d}/server.pem", "--tls-key", "{d}/notes.txt"], "--tls-key {d}/notes.txt: expected a PEM file"),
+])
+def test_tls_flag_errors_name_the_flag(pki, capsys, flags, message):
+    d = pki["dir"]
+    argv = ["serve", "--grpc-port", "0", "--metrics-port", "0", "--rls-port", "0", "--discovery", "off",
+            *[f.format(d=d) for f in flags]]
+    assert main(argv) == 2
+    assert message.format(d=d) in capsys.readouterr().err
