@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 CRDS = Path(os.environ.get("SLO_SCALER_CRDS", REPO.parent / "shared" / "crds"))
 KUBERNETES_VERSION = "1.32"
 EXAMPLES = REPO / "manifests" / "examples"
-BUILDS = ["manifests", "manifests/base", "manifests/overlays/tls"] + sorted(
+BUILDS = ["manifests", "manifests/base", "manifests/overlays/tls", "manifests/dashboards"] + sorted(
     str(p.parent.relative_to(REPO)) for p in EXAMPLES.glob("*/kustomization.yaml")
 )
 

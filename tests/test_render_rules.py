@@ -64,7 +64,7 @@ def scenarios(spec, derived) -> dict[str, list[dict]]:
         "waiting": [{"series": "vllm:num_requests_waiting" + _labels(**vllm), "values": f"{ratio * 5:g}x{steps}"},
                     {"series": "vllm:num_requests_running" + _labels(**vllm), "values": f"10x{steps}"}],
         "refusals": [{"series": "slo_scaler_rls_decisions_total" + _labels(**decisions, code="OK"), "values": f"0+100x{steps}"},
-                     {"series": "slo_scaler_rls_decisions_total" + _labels(**decisions, code="OVER_LIMIT"), "values": f"0+{100 * refusal / 5:g}x{steps}"}],
+                     {"series": "slo_scaler_rls_decisions_total" + _labels(**decisions, code="503"), "values": f"0+{100 * refusal / 5:g}x{steps}"}],
         "replicas": [{"series": "kube_deployment_spec_replicas" + _labels(**deploy), "values": f"{top - 1}x{steps}"},
                      {"series": "kube_deployment_status_replicas_ready" + _labels(**deploy), "values": f"{top - 1}x{steps}"}],
     }
@@ -84,7 +84,7 @@ def scenarios(spec, derived) -> dict[str, list[dict]]:
             {"series": "vllm:num_requests_running" + _labels(**vllm), "values": f"10x{steps}"}]),
         "SloScalerRefusalRateHigh": with_(refusals=[
             {"series": "slo_scaler_rls_decisions_total" + _labels(**decisions, code="OK"), "values": f"0+100x{steps}"},
-            {"series": "slo_scaler_rls_decisions_total" + _labels(**decisions, code="OVER_LIMIT"), "values": f"0+{100 * refusal * 2:g}x{steps}"}]),
+            {"series": "slo_scaler_rls_decisions_total" + _labels(**decisions, code="503"), "values": f"0+{100 * refusal * 2:g}x{steps}"}]),
         "SloScalerReplicasNotReady": with_(replicas=[
             {"series": "kube_deployment_spec_replicas" + _labels(**deploy), "values": f"{top - 1}x{steps}"},
             {"series": "kube_deployment_status_replicas_ready" + _labels(**deploy), "values": f"{max(top - 3, 0)}x{steps}"}]),
