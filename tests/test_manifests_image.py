@@ -1,0 +1,68 @@
+"""The scaler image and the Deployment that runs it agree with each other and with `serve`.
+
+No Docker engine here, so the Dockerfile is checked for what the Deployment relies on, and the
+Deployment's arguments are parsed by the real `slo-scaler` command line.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from scaler.cli import build_parser
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def dockerfile() -> list[tuple[str, str]]:
+    lines, pending = [], ""
+    for raw in (REPO / "Dockerfile").read_text().splitlines():
+        if raw.lstrip().startswith("#"):
+            continue
+        pending += raw.rstrip("\\").strip() + " "
+        if not raw.endswith("\\"):
+            if pending.strip():
+                word, _, rest = pending.strip().partition(" ")
+                lines.append((word.upper(), rest.strip()))
+            pending = ""
+    return lines
+
+
+def container(path: str) -> dict:
+    out = subprocess.run(["kubectl", "kustomize", str(REPO / path)], capture_output=True, text=True, check=True, timeout=60).stdout
+    deployment = next(d for d in yaml.safe_load_all(out) if d and d["kind"] == "Deployment")
+    return deployment["spec"]["template"]["spec"]
+
+
+def test_image_runs_non_root_as_the_deployment_expects():
+    pod = container("manifests/base")
+    user = [rest for word, rest in dockerfile() if word == "USER"]
+    assert user == [f"{pod['securityContext']['runAsUser']}:{pod['securityContext']['runAsGroup']}"]
+    assert user[0].split(":")[0] != "0"
+
+
+def test_image_exposes_the_contract_ports():
+    exposed = {int(p) for word, rest in dockerfile() if word == "EXPOSE" for p in rest.split()}
+    assert exposed == {9090, 9091, 8081}
+    assert {p["containerPort"] for p in container("manifests/base")["containers"][0]["ports"]} == exposed
+
+
+def test_image_copies_what_exists_and_finds_its_templates():
+    for word, rest in dockerfile():
+        if word == "COPY":
+            *sources, _ = rest.split()
+            for source in sources:
+                assert (REPO / source).exists(), f"Dockerfile copies {source}, which is not in the repository"
+    env = " ".join(rest for word, rest in dockerfile() if word == "ENV")
+    assert "SLO_SCALER_TEMPLATES=/app/templates" in env
+    assert ("ENTRYPOINT", '["slo-scaler"]') in dockerfile()
+
+
+def test_deployment_arguments_are_accepted_by_serve():
+    base = build_parser().parse_args(container("manifests/base")["containers"][0]["args"])
+    assert (base.command, base.grpc_port, base.metrics_port, base.rls_port) == ("serve", 9090, 9091, 8081)
+    tls = build_parser().parse_args(container("manifests/overlays/tls")["containers"][0]["args"])
+    assert (tls.tls_cert, tls.tls_key, tls.tls_client_ca) == (
+        "/etc/slo-scaler/tls/tls.crt", "/etc/slo-scaler/tls/tls.key", "/etc/slo-scaler/tls/ca.crt")
