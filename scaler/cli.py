@@ -16,6 +16,7 @@ from scaler import __version__
 COMMANDS: tuple[str, ...] = (
     "scaler.emulator.cli",
     "scaler.loadgen.loadtest_cli",
+    "scaler.loadgen.calibrate_cli",
     "scaler.render.cli",
     "scaler.server.cli",
 )

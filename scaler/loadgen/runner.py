@@ -12,6 +12,7 @@ seconds and sends a 10-minute trace in 10/F minutes.
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Callable, Iterable, Sequence
 
 import aiohttp
@@ -77,16 +78,24 @@ async def closed_loop(
     requests: Sequence,
     clock: ModelClock,
     on_done: Callable[[Result], None] | None = None,
+    stagger_s: float = 0.0,
+    rng: random.Random | None = None,
 ) -> list[Result]:
-    """Keep `concurrency` requests in flight until every one of `requests` has been sent."""
+    """Keep `concurrency` requests in flight until every one of `requests` has been sent.
+
+    Each worker first waits a uniform draw in [0, stagger_s): requests that all start together
+    also finish together and keep arriving in waves, which is not the steady state we measure.
+    """
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency: expected an integer >= 1, got {concurrency!r}")
+    rng = rng or random.Random(0)
     client.t0 = clock.now()
     queue = list(enumerate(requests))
     queue.reverse()
     results: list[Result] = []
 
-    async def worker() -> None:
+    async def worker(delay: float) -> None:
+        await clock.sleep_until(client.t0 + delay)
         while queue:
             index, planned = queue.pop()
             result = _result(index, planned)
@@ -96,5 +105,5 @@ async def closed_loop(
             if on_done:
                 on_done(result)
 
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    await asyncio.gather(*(worker(rng.uniform(0.0, stagger_s)) for _ in range(concurrency)))
     return sorted(results, key=lambda r: r.start)

@@ -1,0 +1,133 @@
+"""Calibration: the search (pure, table-driven), the block it prints, and a run against the emulator."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+import yaml
+
+from scaler.engine import EngineParams
+from scaler.loadgen.calibrate import (
+    CalibrateConfig,
+    Level,
+    calibration_block,
+    judge,
+    level_requests,
+    next_concurrency,
+    run_calibration,
+    safe_level,
+)
+from scaler.loadgen.client import ERROR, OK, Result
+from scaler.spec.model import Calibration
+
+
+def _level(c: int, passed: bool, p95: float = 0.05, rps: float = 1.0) -> Level:
+    return Level(c, 10, 0, p95 / 2, p95, p95, 0.01, c / rps, rps, passed, "test")
+
+
+@pytest.mark.parametrize(
+    "label, measured, want",
+    [
+        ("first level is 1", [], 1),
+        ("double while passing", [(1, True), (2, True), (4, True)], 8),
+        ("double up to the limit", [(1, True), (32, True), (64, True)], 100),
+        ("stop at the limit", [(1, True), (100, True)], None),
+        ("bisect after the first miss", [(1, True), (8, True), (16, False)], 12),
+        ("bisect downwards", [(8, True), (16, False), (12, False)], 10),
+        ("bisect upwards", [(8, True), (16, False), (12, True)], 14),
+        ("adjacent levels end the search", [(10, True), (11, False)], None),
+        ("within resolution ends it", [(100, True), (104, False)], None),
+        ("outside resolution goes on", [(100, True), (108, False)], 104),
+        ("concurrency 1 already misses", [(1, False)], None),
+        ("a pass above a miss is noise, ignored", [(4, True), (8, False), (16, True)], 6),
+    ],
+)
+def test_next_concurrency(label, measured, want):
+    levels = [_level(c, ok) for c, ok in measured]
+    got, why = next_concurrency(levels, max_concurrency=100, resolution=0.05)
+    assert got == want, (label, why)
+    assert why
+
+
+def _result(i: int, ttft: float, e2e: float = 1.0, outcome: str = OK) -> Result:
+    r = Result(f"r{i}", "interactive", "default", 10, 10, 0.0, start=float(i), outcome=outcome)
+    if outcome == OK:
+        r.ttft_s, r.e2e_s, r.tpot_s = ttft, e2e, 0.01
+    return r
+
+
+def test_judge_drops_the_ramp_and_uses_littles_law():
+    # The ramp (first c=2 results) is slow; the rest are fast.
+    results = [_result(0, 5.0), _result(1, 5.0)] + [_result(i, 0.05, e2e=0.5) for i in range(2, 22)]
+    level = judge(2, results, target_p95_s=0.1)
+    assert level.passed and level.requests == 20
+    assert level.ttft_p95_s == pytest.approx(0.05)
+    assert level.throughput_rps == pytest.approx(2 / 0.5)
+
+
+def test_judge_fails_a_level_with_errors_and_one_over_target():
+    results = [_result(i, 0.05) for i in range(10)] + [_result(10, 0.0, outcome=ERROR)]
+    assert not judge(1, results, 0.1).passed and "failed" in judge(1, results, 0.1).reason
+    slow = [_result(i, 0.2) for i in range(10)]
+    level = judge(1, slow, 0.1)
+    assert not level.passed and "misses" in level.reason
+
+
+def test_calibration_block_is_a_valid_spec_block():
+    levels = [_level(1, True, rps=0.8), _level(8, True, rps=5.0), _level(16, False), _level(12, False), _level(10, True, rps=6.1),
+              _level(11, False)]
+    assert safe_level(levels).concurrency == 10
+    text, values = calibration_block(levels, 0.1, "note")
+    parsed = yaml.safe_load(text)["calibration"]
+    assert parsed == values
+    block = Calibration.model_validate(parsed)
+    assert block.safe_concurrency == 10 and block.per_replica_capacity == pytest.approx(6.1)
+    assert block.expected_prefill_seconds == pytest.approx(0.025)
+
+
+def test_no_block_when_nothing_meets_the_target():
+    text, values = calibration_block([_level(1, False)], 0.1, "note")
+    assert values is None and "no calibration block" in text
+
+
+def test_level_requests_spread_output_sizes():
+    reqs = level_requests(4, 256, 100, 200, 0.25, random.Random(0))
+    sizes = {r.max_tokens for r in reqs}
+    assert min(sizes) >= 75 and max(sizes) <= 125 and len(sizes) > 20
+    assert {r.prompt_tokens for r in reqs} == {256}
+
+
+@pytest.mark.parametrize("field, value", [("target_p95_s", 0), ("prompt_tokens", 0), ("spread", 1.0), ("max_concurrency", 0)])
+def test_bad_config_names_the_field(field, value):
+    with pytest.raises(ValueError, match=rf"^{field}:"):
+        CalibrateConfig(**{"url": "http://127.0.0.1:1", "target_p95_s": 0.1, field: value}).check()
+
+
+MAX_NUM_SEQS = 10
+
+
+@pytest.mark.integration
+def test_calibrate_finds_the_emulators_max_num_seqs(emulator_fleet):
+    """With --max-num-seqs 10, an 11th concurrent request waits for a completion (~0.15 s at these
+    sizes) while up to 10 are served at once: the safe concurrency for a 0.1 s target is 10."""
+    speed = 4.0
+    fleet = emulator_fleet("--max-num-seqs", str(MAX_NUM_SEQS), replicas=1, max_replicas=1, speed=speed)
+    config = CalibrateConfig(url=fleet.replica_url(1), target_p95_s=0.1, speed=speed, prompt_tokens=256,
+                             max_tokens=128, min_requests=4, rounds=2, max_concurrency=64)
+    seen: list[str] = []
+    model, levels = asyncio.run(run_calibration(config, on_level=lambda level, why: seen.append(why)))
+    assert model == "meta-llama/Llama-3.1-8B-Instruct"
+    safe = safe_level(levels)
+    assert safe is not None and abs(safe.concurrency - MAX_NUM_SEQS) <= 0.1 * MAX_NUM_SEQS, [
+        (l.concurrency, l.ttft_p95_s) for l in levels]
+    assert "misses" in seen[-1]
+    # Capacity: at most what the engine model allows (10 sequences decoding 128 tokens each), and
+    # not far below it (the emulator's wall-clock loop loses some time to timer slop at speed 4).
+    params = EngineParams()
+    model_rps = MAX_NUM_SEQS / (params.step_time(256, 0, 0) + 127 * params.step_time(0, MAX_NUM_SEQS, MAX_NUM_SEQS * 320))
+    assert 0.6 * model_rps <= safe.throughput_rps <= 1.05 * model_rps, (safe.throughput_rps, model_rps)
+    # Prefill alone at concurrency 1: one step with the 256-token prompt, plus transport.
+    first = levels[0]
+    assert first.concurrency == 1 and first.ttft_p50_s == pytest.approx(params.step_time(256, 0, 0), abs=0.02)
