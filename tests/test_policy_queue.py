@@ -35,3 +35,10 @@ def test_peak_wait_counts_capacity_that_arrives_inside_the_horizon():
     # The queue grows by 2/s; the worst arrival is at 25/3 s, just early enough to be drained
     # at 10/s before the pending replica helps: 50/3 requests ahead, 5/3 s of wait (grid of 1 s).
     assert with_pending == pytest.approx(5 / 3, rel=0.05)
+
+
+def test_a_rising_trend_is_capped_not_extrapolated_into_a_wall():
+    # 1 req/s^2 over a 300 s horizon would mean 300 req/s at the end; the cap keeps it at 4.8.
+    capped = peak_wait(0, 1.6, 1.0, 7.0, 7.0, [], 300, max_arrival_rps=4.8)
+    assert capped == 0.0
+    assert peak_wait(0, 1.6, 1.0, 7.0, 7.0, [], 300) > 1000

@@ -138,7 +138,8 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         wait = peak = math.inf
     else:
         wait = drain_time(waiting, drain_rps, step, remaining)
-        peak = peak_wait(waiting, lam, trend, drain_rps, step, remaining, scale_up)
+        peak = peak_wait(waiting, lam, trend, drain_rps, step, remaining, scale_up,
+                         max_arrival_rps=MAX_FORECAST_GROWTH * lam)
 
     demand = _demand(config, lam, trend, waiting, running, ready, capacity, scale_up, budget)
     pressure = demand / max(ready, 1)

@@ -32,10 +32,12 @@ def peak_wait(
     step: float,
     arrivals: list[float],
     horizon_s: float,
+    max_arrival_rps: float = math.inf,
     points: int = 60,
 ) -> float:
     """The longest wait a request arriving in the next `horizon_s` seconds would see, projecting
-    the queue forward with arrivals at `arrival_rps` (+ trend) and capacity growing at `arrivals`.
+    the queue forward with arrivals at `arrival_rps` (+ trend, capped at `max_arrival_rps`) and
+    capacity growing at `arrivals`.
 
     The horizon is the scale-up latency: capacity asked for now cannot help before it.
     """
@@ -47,7 +49,7 @@ def peak_wait(
     for nxt in grid[1:]:
         dt = nxt - t
         mid = t + dt / 2
-        lam = max(0.0, arrival_rps + trend_rps2 * mid)
+        lam = min(max(0.0, arrival_rps + trend_rps2 * mid), max_arrival_rps)
         queue = max(0.0, queue + (lam - current_rate) * dt)
         t = nxt
         current_rate = rate + step * sum(1 for a in arrivals if a <= t)
