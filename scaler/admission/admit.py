@@ -23,6 +23,9 @@ from scaler.admission.classify import Request
 from scaler.admission.config import AdmissionConfig
 from scaler.policy.decide import RETRY_AFTER_BOUNDS_S, Decision, State
 
+QUOTA_REASON = "tenant-over-quota"
+
+
 @dataclass(frozen=True)
 class Verdict:
     admitted: bool
@@ -80,7 +83,7 @@ def admit(config: AdmissionConfig, state: AdmissionState, request: Request, deci
         if quota.tokens < cost:
             wait = quota.seconds_until(cost, tenant.quota_rps)
             state = replace(state, quotas={**state.quotas, pool: quota})
-            return verdict(False, "tenant-over-quota", f"tenant over its quota of {tenant.quota_rps:g} requests/s",
+            return verdict(False, QUOTA_REASON, f"tenant over its quota of {tenant.quota_rps:g} requests/s",
                            config.quota_code, _retry_after(wait, config.retry_jitter, rand)), state
 
     def admitted(reason, detail, new_state):

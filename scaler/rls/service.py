@@ -14,6 +14,7 @@ import random
 from typing import Callable
 
 from scaler.admission import AdmissionState, Verdict, admit, classify, unknown_model
+from scaler.admission.admit import QUOTA_REASON
 from scaler.rls.metrics import UNKNOWN_MODEL, RlsMetrics
 from scaler.rls.settings import RlsSettings
 from scaler.rls.stubs import rls
@@ -57,16 +58,19 @@ class RateLimitService:
         if entry is None:
             return unknown_model(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_MODEL
         req = classify(entries, entry.config.request_class, cost)
-        entry.record_arrivals(req.cost)
         state = self._states.get(entry.name) or AdmissionState()
         verdict, self._states[entry.name] = admit(self.settings.admission, state, req, entry.decision,
                                                   self.registry.clock(), self._rand(), self.settings.decision_max_age_s)
+        if verdict.reason != QUOTA_REASON:
+            # Demand the scaler should serve: what was admitted or shed for capacity. Requests past
+            # their tenant's quota would be refused however many replicas ran, so they are not.
+            entry.record_arrivals(req.cost)
         return verdict, entry.name
 
 
 def refusal(verdict: Verdict):
     """OVER_LIMIT with Retry-After, the status for local_reply_config and an OpenAI-style error body."""
-    kind = "quota" if verdict.reason == "tenant-over-quota" else "capacity"
+    kind = "quota" if verdict.reason == QUOTA_REASON else "capacity"
     error_type, error_code = _ERROR_TYPES[kind]
     body = {"error": {
         "message": f"{verdict.detail}; retry after {verdict.retry_after_s}s ({verdict.reason})",

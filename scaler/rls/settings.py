@@ -45,7 +45,8 @@ class RlsSettings:
             refuse_unknown_models=args.unknown_model == "refuse",
             retry_jitter=args.retry_jitter,
         )
-        return cls(host=args.rls_host, port=args.rls_port, tls_cert=args.rls_tls_cert, tls_key=args.rls_tls_key,
+        host = args.rls_host or getattr(args, "host", None) or "0.0.0.0"
+        return cls(host=host, port=args.rls_port, tls_cert=args.rls_tls_cert, tls_key=args.rls_tls_key,
                    shadow=args.shadow, decision_max_age_s=args.rls_decision_max_age, admission=admission)
 
 
@@ -53,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("rate-limit service (Envoy RLS v3: load shedding)")
     group.add_argument("--rls-port", type=_port, default=8081,
                        help="port of the Envoy rate-limit gRPC service; 0 disables it (default 8081)")
-    group.add_argument("--rls-host", default="0.0.0.0", help="address the RLS listens on (default 0.0.0.0)")
+    group.add_argument("--rls-host", default=None, help="address the RLS listens on (default: serve's --host, else 0.0.0.0)")
     group.add_argument("--rls-tls-cert", type=_readable, default=None, help="PEM certificate: serve the RLS over TLS")
     group.add_argument("--rls-tls-key", type=_readable, default=None, help="PEM private key for --rls-tls-cert")
     group.add_argument("--shadow", action="store_true",
