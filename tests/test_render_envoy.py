@@ -19,7 +19,6 @@ from concurrent import futures
 
 import grpc
 import pytest
-from google.protobuf import struct_pb2
 
 from scaler import protos
 from scaler.render.envoy import EnvoyParams, render_envoy_config
@@ -81,12 +80,7 @@ class ScriptedRls:
         self.rls = protos.load("rls.proto")
         self.seen: list[list[tuple[str, str]]] = []
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-        method = self.rls.method("RateLimitService", "ShouldRateLimit")
-        # Responses are sent as bytes: the project's trimmed rls.proto has no dynamic_metadata.
-        handler = grpc.unary_unary_rpc_method_handler(self.decide, request_deserializer=method.request.FromString,
-                                                      response_serializer=bytes)
-        service = method.path.split("/")[1]
-        self.server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(service, {"ShouldRateLimit": handler})])
+        self.server.add_generic_rpc_handlers([self.rls.unary_handler("RateLimitService", {"ShouldRateLimit": self.decide})])
         self.port = self.server.add_insecure_port("127.0.0.1:0")
         self.server.start()
 
@@ -98,23 +92,9 @@ class ScriptedRls:
         if tenant in ("quota", "capacity", "unnamed"):
             response.overall_code = 2
             response.response_headers_to_add.add(key="retry-after", value="7")
-        raw = response.SerializeToString()
         if tenant in ("quota", "capacity"):
-            status = struct_pb2.Struct()
-            status["slo_scaler_status"] = "429" if tenant == "quota" else "503"
-            raw += _field(6, status.SerializeToString())  # RateLimitResponse.dynamic_metadata
-        return raw
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    def varint(n: int) -> bytes:
-        out = bytearray()
-        while True:
-            out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-            n >>= 7
-            if not n:
-                return bytes(out)
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
+            response.dynamic_metadata["slo_scaler_status"] = "429" if tenant == "quota" else "503"
+        return response
 
 
 class _Upstream(http.server.BaseHTTPRequestHandler):
