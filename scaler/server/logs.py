@@ -31,9 +31,22 @@ def _plain(value):
     return value
 
 
+class StderrHandler(logging.StreamHandler):
+    """Writes to whatever sys.stderr is at the time (so redirections, pytest's included, hold)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _):
+        pass
+
+
 def configure(level: str = "info") -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    """JSON lines on stderr for the whole process; calling it again replaces only our handler."""
+    handler = StderrHandler()
     handler.setFormatter(JsonFormatter())
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    root.handlers[:] = [h for h in root.handlers if not isinstance(h, StderrHandler)] + [handler]
     root.setLevel(level.upper())

@@ -1,0 +1,238 @@
+"""Signal sources: vLLM pages (real captures), counters across restarts, direct scrape,
+Kubernetes discovery (the seam, the real client's models, the real client over HTTP)."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import math
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from kubernetes import client as k8s
+
+from scaler.server.metadata import SourceSpec
+from scaler.sources import ModelQuery, Observation, SourceError
+from scaler.sources.counters import FORGET_AFTER_S, MonotonicCounters
+from scaler.sources.discovery import Discovery, KubernetesPodLister, PodInfo, pod_info
+from scaler.sources.scrape import ScrapeSource
+from scaler.sources.vllm import parse_page
+from scaler_helpers import CAPTURE_MODEL, PageServer, vllm_page
+
+FIXTURES = Path(__file__).parent / "fixtures" / "vllm"
+
+
+# --- vLLM pages --------------------------------------------------------------------
+
+
+def test_real_captures_of_both_vllm_engines_parse():
+    v1 = parse_page((FIXTURES / "metrics_sample_0.29.0.txt").read_text())
+    assert set(v1) == {CAPTURE_MODEL}
+    sample = v1[CAPTURE_MODEL]
+    assert (sample.waiting, sample.running, sample.completed) == (0.0, 0.0, 10.0)  # 10 requests, finished "length"
+    v0 = parse_page((FIXTURES / "metrics_sample_0.4.3.txt").read_text())
+    assert v0["facebook/opt-125m"].completed == 1.0
+
+
+def test_waiting_by_reason_is_not_mistaken_for_waiting():
+    page = vllm_page(waiting=7).replace(
+        'vllm:num_requests_waiting_by_reason{engine="0",model_name="qwen2.5-1.5b",reason="capacity"} 0.0',
+        'vllm:num_requests_waiting_by_reason{engine="0",model_name="qwen2.5-1.5b",reason="capacity"} 99.0')
+    assert parse_page(page)[CAPTURE_MODEL].waiting == 7
+
+
+def test_engines_of_a_data_parallel_replica_are_summed():
+    page = vllm_page(waiting=2, running=3, completed=5)
+    second = "\n".join(line.replace('engine="0"', 'engine="1"') for line in page.splitlines()
+                       if line.startswith(("vllm:num_requests_waiting{", "vllm:num_requests_running{",
+                                           "vllm:request_success_total{")))
+    sample = parse_page(page + second + "\n")[CAPTURE_MODEL]
+    assert (sample.waiting, sample.running, sample.completed) == (4, 6, 10)
+
+
+def test_nan_queue_leaves_the_model_out_nan_counter_is_unknown():
+    assert parse_page(vllm_page(waiting="NaN")) == {}
+    assert parse_page(vllm_page(running="+Inf")) == {}
+    assert parse_page(vllm_page(waiting=1, completed="NaN"))[CAPTURE_MODEL].completed is None
+
+
+# --- counters ----------------------------------------------------------------------
+
+
+def test_counters_survive_restarts_new_replicas_and_departures():
+    counters = MonotonicCounters()
+    assert counters.update("m", {"a": 100.0, "b": 50.0}, now=0) == 0  # first sight is a baseline
+    assert counters.update("m", {"a": 110.0, "b": 55.0}, now=1) == 15
+    assert counters.update("m", {"a": 3.0, "b": 60.0}, now=2) == 15 + 3 + 5  # a restarted: 3 new
+    assert counters.update("m", {"a": 4.0, "b": 60.0, "c": 40.0}, now=3) == 24  # c new: baseline
+    assert counters.update("m", {"c": 42.0}, now=4) == 26  # a and b left: no drop
+    assert counters.update("other", {"a": 1.0}, now=4) == 0  # per model
+    counters.prune(now=4 + FORGET_AFTER_S + 1)
+    assert counters.update("m", {"c": 50.0}, now=5 + FORGET_AFTER_S) == 26  # forgotten: baseline again
+
+
+# --- direct scrape -----------------------------------------------------------------
+
+
+def scrape_query(*urls: str, model: str = CAPTURE_MODEL) -> ModelQuery:
+    return ModelQuery(model, SourceSpec(kind="scrape", scrape_targets=tuple(urls)))
+
+
+def observe(source, *queries, now=None):
+    async def run():
+        try:
+            return await source.observe(list(queries), now if now is not None else time.time())
+        finally:
+            await source.close()
+    return asyncio.run(run())
+
+
+def test_scrape_sums_replicas_and_counts_those_that_answered():
+    a, b = PageServer(vllm_page(waiting=3, running=4, completed=10)), PageServer(vllm_page(waiting=2, running=4))
+    other = PageServer(vllm_page(model="another-model", waiting=50))
+    gone = PageServer()
+    gone.close()
+    try:
+        result = observe(ScrapeSource(), scrape_query(a.url, b.url, other.url, gone.url),
+                         scrape_query(other.url, model="another-model"), now=123.0)
+    finally:
+        for server in (a, b, other):
+            server.close()
+    mine = result[CAPTURE_MODEL]
+    assert isinstance(mine, Observation)
+    assert (mine.time, mine.waiting, mine.running, mine.ready_replicas) == (123.0, 5, 8, 2)
+    assert mine.completed_total == 0  # a baseline on first sight
+    assert mine.note == "2 target(s) did not answer"
+    assert result["another-model"].waiting == 50 and result["another-model"].ready_replicas == 1
+    assert a.hits == b.hits == other.hits == 1  # a URL is fetched once per round, however many models list it
+
+
+def test_scrape_with_no_target_answering_is_an_error_not_zero():
+    broken = PageServer(vllm_page())
+    broken.status = 500
+    try:
+        result = observe(ScrapeSource(), scrape_query(broken.url))
+    finally:
+        broken.close()
+    assert isinstance(result[CAPTURE_MODEL], SourceError)
+    assert "none of 1 target(s) answered" in str(result[CAPTURE_MODEL]) and "HTTP 500" in str(result[CAPTURE_MODEL])
+
+
+def test_scrape_follows_completions_across_rounds():
+    page = PageServer(vllm_page(completed=10))
+    source = ScrapeSource()
+
+    async def rounds():
+        seen = []
+        for completed in (10, 16, 2):  # the replica restarts before the third round
+            page.text = vllm_page(completed=completed)
+            seen.append((await source.observe([scrape_query(page.url)], time.time()))[CAPTURE_MODEL].completed_total)
+        await source.close()
+        return seen
+
+    try:
+        assert asyncio.run(rounds()) == [0, 6, 8]
+    finally:
+        page.close()
+
+
+# --- discovery ---------------------------------------------------------------------
+
+
+class FakeLister:
+    def __init__(self, pods):
+        self.pods, self.calls, self.fail = pods, 0, None
+
+    def list_pods(self, namespace, selector):
+        self.calls += 1
+        if self.fail:
+            raise self.fail
+        return list(self.pods)
+
+
+def test_discovery_lists_at_most_every_refresh_interval_and_keeps_the_last_listing_on_error():
+    pods = [PodInfo("a", "10.0.0.1", True, created=0.0), PodInfo("b", "fd00::2", True, created=0.0),
+            PodInfo("c", "10.0.0.3", False, created=90.0), PodInfo("d", "10.0.0.4", True, 0.0, terminating=True),
+            PodInfo("e", None, False, created=99.0)]
+    lister = FakeLister(pods)
+    discovery = Discovery(lister, refresh_s=2.0)
+    key = ("llm", "app=x")
+    assert discovery.ready_urls(key, 8080) is None and discovery.starting_ages(key, 100.0) is None
+
+    asyncio.run(discovery.refresh({key}, now=100.0))
+    asyncio.run(discovery.refresh({key}, now=101.0))
+    assert lister.calls == 1
+    assert discovery.ready_urls(key, 8080) == ["http://10.0.0.1:8080/metrics", "http://[fd00::2]:8080/metrics"]
+    assert discovery.starting_ages(key, 100.0) == (10.0, 1.0)
+
+    lister.fail = ConnectionError("API server unreachable")
+    asyncio.run(discovery.refresh({key}, now=102.5))
+    assert lister.calls == 2
+    assert "API server unreachable" in discovery.errors[key]
+    assert len(discovery.ready_urls(key, 8080)) == 2  # pods rarely vanish in a second
+
+
+def _pod(name, ready, ip="10.1.2.3", deleting=False):
+    created = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    return k8s.V1Pod(
+        metadata=k8s.V1ObjectMeta(name=name, namespace="llm", creation_timestamp=created,
+                                  deletion_timestamp=created if deleting else None),
+        status=k8s.V1PodStatus(pod_ip=ip, phase="Running", conditions=[
+            k8s.V1PodCondition(type="PodScheduled", status="True"),
+            k8s.V1PodCondition(type="Ready", status="True" if ready else "False")]))
+
+
+def test_pod_info_from_the_kubernetes_client_models():
+    info = pod_info(_pod("qwen-0", ready=True))
+    assert info == PodInfo("qwen-0", "10.1.2.3", True, created=1767225600.0, terminating=False)
+    assert pod_info(_pod("qwen-1", ready=False)).ready is False
+    assert pod_info(_pod("qwen-2", ready=True, deleting=True)).terminating is True
+    pending = k8s.V1Pod(metadata=k8s.V1ObjectMeta(name="p", creation_timestamp=datetime.datetime.now(
+        datetime.timezone.utc)), status=k8s.V1PodStatus(phase="Pending"))
+    assert pod_info(pending).ready is False and pod_info(pending).ip is None
+
+
+def test_kubernetes_lister_lists_pods_by_selector_through_the_real_client():
+    api_client = k8s.ApiClient()
+    pod_list = api_client.sanitize_for_serialization(
+        k8s.V1PodList(items=[_pod("qwen-0", True), _pod("qwen-1", False, ip="10.1.2.4")]))
+    seen = []
+
+    class ApiServer(BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            seen.append(self.path)
+            body = json.dumps(pod_list).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), ApiServer)
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        config = k8s.Configuration(host=f"http://127.0.0.1:{httpd.server_address[1]}")
+        lister = KubernetesPodLister(k8s.CoreV1Api(k8s.ApiClient(config)))
+        pods = lister.list_pods("llm", "app=qwen,tier!=cpu")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert seen == ["/api/v1/namespaces/llm/pods?labelSelector=app%3Dqwen%2Ctier%21%3Dcpu"]
+    assert [(p.name, p.ip, p.ready) for p in pods] == [("qwen-0", "10.1.2.3", True), ("qwen-1", "10.1.2.4", False)]
+
+
+def test_scrape_of_discovered_pods_with_none_ready_is_zero_replicas():
+    discovery = Discovery(FakeLister([PodInfo("a", "10.0.0.1", False, created=time.time() - 5)]))
+    spec = SourceSpec(kind="scrape", namespace="llm", pod_selector="app=x")
+    asyncio.run(discovery.refresh({spec.discovery_key}, now=time.time()))
+    result = observe(ScrapeSource(discovery=discovery), ModelQuery("m", spec))["m"]
+    assert isinstance(result, Observation)
+    assert (result.ready_replicas, result.waiting, result.note) == (0, 0, "no ready pod")
+    assert math.isclose(discovery.starting_ages(spec.discovery_key, time.time())[0], 5, abs_tol=1)
