@@ -19,6 +19,7 @@ COMMANDS: tuple[str, ...] = (
     "scaler.loadgen.calibrate_cli",
     "scaler.render.cli",
     "scaler.server.cli",
+    "scaler.sim.cli",
 )
 
 

@@ -158,3 +158,9 @@ def test_keda_activates_from_zero_and_cools_down():
     zero = [h for h in history if h[1] == 0]
     assert zero and zero[0][2] == "deactivated after cooldownPeriod"
     assert zero[0][0] >= 20.0 + 60.0  # last active poll at t=20, then a full cooldown
+
+
+def test_a_new_hpa_does_not_scale_down_before_one_window():
+    spec = HpaSpec(min_replicas=1, max_replicas=10)
+    counts = run(spec, [0.0] * 22, current=4)
+    assert counts[:20] == [4] * 20 and counts[21] == 1

@@ -10,7 +10,8 @@ Follows kube-controller-manager's replica calculation and behaviors:
 - rate limits: each policy allows `value` pods (or `value`% of the replicas at the period's
   start) per `periodSeconds`, counting the scale events already made in that period; `Max`
   takes the most permissive policy, `Min` the least, `Disabled` forbids the direction;
-- bounds: minReplicas and maxReplicas.
+- bounds: minReplicas and maxReplicas;
+- a new HPA's scale-down window starts with the current count (no drop before one window).
 The controller syncs every `sync_period_s` (kube-controller-manager's default 15 s); callers ask
 `due(now)` or just call `sync` at every tick of their own clock.
 """
@@ -175,6 +176,10 @@ def sync(spec: HpaSpec, state: HpaState, now: float, current: int, readings: lis
         return decision, replace(state, last_sync=now)
     metric = max((replicas_for(r, current, spec.tolerance) for r in readings), default=current)
     recommendations = state.recommendations
+    if state.last_sync is None and not recommendations:
+        # Kubernetes seeds the scale-down window with the current count when it first sees an HPA,
+        # so a new autoscaler does not drop replicas before it has a window of history.
+        recommendations = ((now, current),)
     stabilized, recommendations = _stabilize(spec, recommendations, now, current, metric)
     desired, reason = _rate_limit(spec, state, now, current, stabilized)
     up, down = _prune(spec, state, now)

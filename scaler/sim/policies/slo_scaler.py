@@ -1,0 +1,100 @@
+"""`slo-scaler`: ours. The queue-SLO policy core, KEDA external scaler and Envoy shedding.
+
+Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobject.yaml.j2).
+- signals: a direct scrape of the replicas every second (waiting, running, ready, completions)
+  plus the rate-limit service's exact count of offered requests and the starting pods' ages;
+- decision: scaler.policy.decide with ttftSloSeconds from the bench, expectedPrefillSeconds =
+  idle TTFT of the workload's median prompt, scaleUpLatencySeconds = the cold-start median,
+  perReplicaCapacity = the calibrated saturated throughput, every other key at its default;
+- actuation: KEDA external trigger, metricType AverageValue, target 1, value = demand, read
+  fresh at each HPA sync (15 s); pollingInterval 5 (interactive); HPA behavior as rendered:
+  scale up max(100%, 4 pods) per 15 s with no window, scale down 1 pod per 60 s after a 300 s
+  window;
+- shedding: scaler.admission.admit on every attempt (GREEN admits, YELLOW sheds batch and
+  background, RED admits the drainable rate by class and tenant share, Retry-After), tenants of
+  the workload configured with equal weights.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from scaler.admission import AdmissionConfig, AdmissionState, TenantConfig, admit
+from scaler.admission import Request as AdmissionRequest
+from scaler.autoscaling import HpaSpec, KedaSpec, KedaState, Reading, ScalingPolicy, ScalingRules, Trigger, keda
+from scaler.policy import ModelState, PolicyConfig, SignalWindow, Snapshot, decide
+from scaler.policy.decide import Decision
+from scaler.sim.observe import FleetView
+from scaler.sim.policies.base import Policy, PolicyContext, Refusal
+
+MODEL = "model"
+SCRAPE_INTERVAL_S = 1.0
+POLLING_INTERVAL_S = 5.0
+SCALE_UP = ScalingRules(0.0, (ScalingPolicy("Percent", 100, 15.0), ScalingPolicy("Pods", 4, 15.0)), "Max")
+SCALE_DOWN_WINDOW_S = 300.0
+SCALE_DOWN = ScalingRules(SCALE_DOWN_WINDOW_S, (ScalingPolicy("Pods", 1, 60.0),), "Min")
+
+
+def policy_config(ctx: PolicyContext) -> PolicyConfig:
+    setup, calibration = ctx.setup, ctx.calibration
+    prefill = min(calibration.median_prefill_s, 0.5 * setup.ttft_slo_s)
+    config = PolicyConfig(ttft_slo_s=setup.ttft_slo_s, expected_prefill_s=prefill,
+                          scale_up_latency_s=setup.cold_start.median_s,
+                          per_replica_capacity_rps=calibration.capacity_rps)
+    config.check()
+    return config
+
+
+class SloScaler(Policy):
+    name = "slo-scaler"
+
+    def __init__(self, ctx: PolicyContext, config: PolicyConfig | None = None, shedding: bool = True):
+        super().__init__(ctx)
+        self.config = config or policy_config(ctx)
+        self.window = SignalWindow(self.config.rate_window_s)
+        self.model_state = ModelState()
+        self.decision: Decision | None = None
+        self.keda = KedaSpec(hpa=HpaSpec(min_replicas=self.min_replicas, max_replicas=self.max_replicas,
+                                         scale_up=SCALE_UP, scale_down=SCALE_DOWN),
+                             polling_interval_s=POLLING_INTERVAL_S)
+        self.keda_state = KedaState()
+        tenants = sorted({a.tenant for a in ctx.arrivals})
+        self.admission = AdmissionConfig(enabled=shedding, tenants={t: TenantConfig() for t in tenants})
+        self.admission_state = AdmissionState()
+        self._rng = random.Random(f"admission-{ctx.seed}")
+        self._last_scrape: float | None = None
+        self.state_seconds: Counter[str] = Counter()
+        self.transitions = 0
+        self.verdicts: Counter[str] = Counter()
+
+    def control(self, now: float, view: FleetView) -> int | None:
+        if self._last_scrape is None or now - self._last_scrape >= SCRAPE_INTERVAL_S - 1e-9:
+            self._last_scrape = now
+            self.window.push(Snapshot(time=now, waiting=float(view.waiting), running=float(view.running),
+                                      ready_replicas=view.ready, completed_total=float(view.completed_total),
+                                      arrivals_total=float(view.offered_total), starting_ages=view.starting_ages()))
+            self.decision, self.model_state = decide(MODEL, self.config, self.window, self.model_state, now)
+            self.state_seconds[self.decision.state.value] += SCRAPE_INTERVAL_S
+            self.transitions += int(self.decision.state_changed)
+        result, self.keda_state = keda.step(self.keda, self.keda_state, now, view.desired, self._triggers)
+        return result.replicas
+
+    def _triggers(self) -> list[Trigger]:
+        demand = self.decision.demand if self.decision is not None else 0.0
+        return [Trigger(Reading("AverageValue", 1.0, value=demand))]
+
+    def admit(self, now: float, request) -> Refusal | None:
+        arrival = request.arrival
+        ask = AdmissionRequest(model=MODEL, request_class=arrival.request_class, class_source="header",
+                               tenant=arrival.tenant)
+        verdict, self.admission_state = admit(self.admission, self.admission_state, ask, self.decision, now,
+                                              self._rng.random(), self.config.max_staleness_s)
+        self.verdicts[verdict.reason] += 1
+        if verdict.admitted:
+            return None
+        return Refusal(verdict.code or 503, verdict.reason, verdict.retry_after_s)
+
+    def summary(self) -> dict:
+        return {"seconds_in_state": dict(self.state_seconds), "state_changes": self.transitions,
+                "verdicts": dict(self.verdicts)}
