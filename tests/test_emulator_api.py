@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.error
+import urllib.request
 
 import aiohttp
 import openai
@@ -63,9 +65,6 @@ def test_token_ids_prompt_is_counted_exactly(fleet):
 
 
 def _post(fleet, path, payload, headers=None, raw: bytes | None = None):
-    import urllib.error
-    import urllib.request
-
     data = raw if raw is not None else json.dumps(payload).encode()
     req = urllib.request.Request(fleet.url + path, data=data, method="POST",
                                  headers={"Content-Type": "application/json", **(headers or {})})

@@ -32,6 +32,5 @@ class ModelClock:
         return model_seconds / self.speed
 
     async def sleep_until(self, model_t: float) -> None:
-        delay = (model_t - self.now()) / self.speed
-        if delay > 0:
-            await asyncio.sleep(delay)
+        # Always yields, so zero-length steps still let the HTTP handlers run.
+        await asyncio.sleep(max(0.0, (model_t - self.now()) / self.speed))
