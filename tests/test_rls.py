@@ -116,6 +116,19 @@ def test_tenant_over_quota_gets_the_quota_status(harness, tmp_path):
     assert 'code="429",model="qwen2.5-7b-instruct",reason="tenant-over-quota",tenant="partner-api"' in _exposition(h)
 
 
+def test_requests_past_their_quota_are_not_demand_for_the_scaler(harness, tmp_path):
+    tenants = tmp_path / "tenants.yaml"
+    tenants.write_text("tenants:\n  - name: api\n    quotaRequestsPerSecond: 1\n")
+    h = harness("--tenants", str(tenants))
+    entry = h.add_model(MODEL)
+    _set(entry, State.YELLOW)
+    codes = [h.call({"model": MODEL, "tenant": "api"}).dynamic_metadata for _ in range(5)]
+    refused_for_quota = sum(dict(c).get("slo_scaler_status") == "429" for c in codes)
+    assert refused_for_quota >= 3
+    assert h.call({"model": MODEL, "class": "batch"}).overall_code == OVER_LIMIT
+    assert entry.arrivals_total == 5 - refused_for_quota + 1, "capacity refusals are demand, quota refusals are not"
+
+
 def test_codes_are_configurable(harness, tmp_path):
     tenants = tmp_path / "tenants.yaml"
     tenants.write_text("tenants:\n  - name: api\n    quotaRequestsPerSecond: 1\n")
