@@ -6,21 +6,16 @@
   `.close()` makes the port refuse connections (a replica or exporter gone).
 - `InProcessScaler(*serve_flags, pod_lister=None)`: the real ScalerApp (gRPC, health, /metrics,
   poller) on its own event-loop thread, with a sync `client` (ExternalScalerClient).
-- `scaler_server` fixture: `slo-scaler serve` as a subprocess on free ports (it prints a JSON
-  `serving` line with the bound ports); returns a ScalerProcess with `.client`, `.metric()`,
-  `.events()`. Use it with `from scaler_helpers import scaler_server`.
+- `scaler_server` fixture: `slo-scaler serve` as a subprocess on free ports; returns a
+  scaler.server.process.ServeProcess (`.client`, `.metric()`, `.events("state_change")`,
+  `.stop()`). Use it with `from scaler_helpers import scaler_server`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import re
-import subprocess
-import sys
 import threading
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -28,15 +23,14 @@ import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import REPO, _stop, http_get, poll_until
+from conftest import http_get
 from scaler.cli import build_parser
 from scaler.server.app import ScalerApp
+from scaler.server.process import LOCAL_FLAGS, ServeProcess
 from scaler.server.protocol import ExternalScalerClient
 
 CAPTURE = Path(__file__).parent / "fixtures" / "vllm" / "metrics_sample_0.29.0.txt"
 CAPTURE_MODEL = "qwen2.5-1.5b"
-LOCAL_FLAGS = ("--host", "127.0.0.1", "--grpc-port", "0", "--metrics-port", "0", "--rls-port", "0",
-               "--discovery", "off")
 
 
 def vllm_page(model: str = CAPTURE_MODEL, waiting: float | str = 0, running: float | str = 0,
@@ -146,77 +140,19 @@ def metric(text: str, name: str, **labels: str) -> float | None:
     return None
 
 
-@dataclass
-class ScalerProcess:
-    proc: subprocess.Popen
-    log: Path
-    lines: list[dict] = field(default_factory=list)
-    grpc_port: int | None = None
-    metrics_port: int | None = None
-
-    @property
-    def client(self) -> ExternalScalerClient:
-        if not hasattr(self, "_client"):
-            self._channel = grpc.insecure_channel(f"127.0.0.1:{self.grpc_port}")
-            self._client = ExternalScalerClient(self._channel)
-        return self._client
-
-    def metrics_text(self) -> str:
-        status, body = http_get(f"http://127.0.0.1:{self.metrics_port}/metrics")
-        assert status == 200
-        return body.decode()
-
-    def metric(self, name: str, **labels: str) -> float | None:
-        return metric(self.metrics_text(), name, **labels)
-
-    def events(self, event: str) -> list[dict]:
-        return [line for line in list(self.lines) if line.get("event") == event]
-
-    def stop(self) -> int:
-        if hasattr(self, "_channel"):
-            self._channel.close()
-        _stop(self.proc)
-        return self.proc.returncode
-
-
-def start_scaler(workdir: Path, *flags: str, timeout: float = 30.0) -> ScalerProcess:
-    log = workdir / "serve.log"
-    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "scaler", "serve", *LOCAL_FLAGS, *flags], cwd=REPO, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    scaler = ScalerProcess(proc, log)
-
-    def read():
-        with log.open("w") as out:
-            for line in proc.stderr:
-                out.write(line)
-                out.flush()
-                try:
-                    scaler.lines.append(json.loads(line))
-                except ValueError:
-                    pass
-
-    threading.Thread(target=read, daemon=True).start()
-
-    def serving():
-        if proc.poll() is not None:
-            pytest.fail(f"serve exited with {proc.returncode}: {log.read_text()[-2000:]}")
-        return scaler.events("serving")
-
-    line = poll_until(serving, timeout, "serve's `serving` line")[0]
-    scaler.grpc_port, scaler.metrics_port = line["grpc_port"], line["metrics_port"]
-    return scaler
-
-
 @pytest.fixture
 def scaler_server(tmp_path_factory):
-    started: list[ScalerProcess] = []
+    """Start `slo-scaler serve` subprocesses (scaler.server.process.ServeProcess) on free ports."""
+    started: list[ServeProcess] = []
 
-    def start(*flags: str, **kwargs) -> ScalerProcess:
-        scaler = start_scaler(tmp_path_factory.mktemp("serve"), *flags, **kwargs)
-        started.append(scaler)
-        return scaler
+    def start(*flags: str, timeout: float = 30.0) -> ServeProcess:
+        try:
+            serve = ServeProcess.start(*flags, log=tmp_path_factory.mktemp("serve") / "serve.log", timeout=timeout)
+        except RuntimeError as error:
+            pytest.fail(str(error))
+        started.append(serve)
+        return serve
 
     yield start
-    for scaler in started:
-        scaler.stop()
+    for serve in started:
+        serve.stop()

@@ -12,7 +12,6 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import pytest
 from kubernetes import client as k8s
 
 from scaler.server.metadata import SourceSpec

@@ -58,8 +58,9 @@ class Poller:
         started = time.perf_counter()
         try:
             queries = [ModelQuery(e.name, e.metadata.source) for e in entries]
-            results = await asyncio.wait_for(source.observe(queries, now), self.source_timeout_s * 2)
-        except (SourceError, asyncio.TimeoutError) as exc:
+            async with asyncio.timeout(self.source_timeout_s * 2):
+                results = await source.observe(queries, now)
+        except (SourceError, TimeoutError) as exc:
             for entry in entries:
                 entry.fail(f"{source.kind}: {exc or 'round timed out'}")
             return
@@ -84,9 +85,11 @@ class Poller:
                 log.exception("poll round failed", extra={"fields": {"event": "poll_error"}})
             self.registry.forget_idle(self.forget_after_s, self.clock())
             wait = max(0.0, self.interval_s - (self.clock() - started))
+            # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow the cancel that stops us.
             try:
-                await asyncio.wait_for(self.registry.added.wait(), wait)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(wait):
+                    await self.registry.added.wait()
+            except TimeoutError:
                 pass
 
     async def close(self) -> None:

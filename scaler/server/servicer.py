@@ -73,8 +73,9 @@ class ExternalScalerServicer:
     async def _fresh_decision(self, entry: ModelEntry, context):
         if entry.decision is None:
             try:
-                await asyncio.wait_for(entry.first_decision.wait(), self.first_poll_wait_s)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(self.first_poll_wait_s):
+                    await entry.first_decision.wait()
+            except TimeoutError:
                 pass
         now = self.registry.clock()
         if entry.decision is None or entry.is_stale(now):
