@@ -70,6 +70,8 @@ def test_unknown_model_is_admitted_by_default_and_refused_when_configured(harnes
     response = strict.call({"model": "not-served"})
     assert response.overall_code == OVER_LIMIT
     assert response.dynamic_metadata["slo_scaler_status"] == "503"
+    assert strict.call({"model": "not-served"}, domain="someone-else").overall_code == OK, "another domain is not ours"
+    assert 'reason="other-domain"' in _exposition(strict)
 
 
 def test_yellow_sheds_batch_with_retry_after_status_and_an_openai_error_body(harness):

@@ -4,11 +4,11 @@
 and the next AdmissionState of the model. Time and randomness are parameters; no I/O here.
 """
 
-from scaler.admission.admit import AdmissionState, Verdict, admit, unknown_model
+from scaler.admission.admit import AdmissionState, Verdict, admit, other_domain, unknown_model
 from scaler.admission.classify import Request, classify
 from scaler.admission.config import OTHER_TENANT, AdmissionConfig, TenantConfig
 
 __all__ = [
     "OTHER_TENANT", "AdmissionConfig", "AdmissionState", "Request", "TenantConfig", "Verdict",
-    "admit", "classify", "unknown_model",
+    "admit", "classify", "other_domain", "unknown_model",
 ]

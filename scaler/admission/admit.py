@@ -52,6 +52,12 @@ class AdmissionState:
     last_seen: Mapping[str, float] = field(default_factory=dict)  # per tenant pool, for the fair-share split
 
 
+def other_domain(config: AdmissionConfig, request: Request) -> Verdict:
+    """A rate-limit call for another domain (another use of the same Envoy): not ours to refuse."""
+    return Verdict(True, None, "other-domain", "not the slo-scaler rate-limit domain: admitted",
+                   "UNKNOWN", request.request_class, config.pool(request.tenant))
+
+
 def unknown_model(config: AdmissionConfig, request: Request) -> Verdict:
     pool = config.pool(request.tenant)
     if config.refuse_unknown_models:

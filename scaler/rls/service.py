@@ -13,7 +13,7 @@ import logging
 import random
 from typing import Callable
 
-from scaler.admission import AdmissionState, Verdict, admit, classify, unknown_model
+from scaler.admission import AdmissionState, Verdict, admit, classify, other_domain, unknown_model
 from scaler.admission.admit import QUOTA_REASON
 from scaler.rls.metrics import UNKNOWN_MODEL, RlsMetrics
 from scaler.rls.settings import RlsSettings
@@ -54,7 +54,9 @@ class RateLimitService:
     def _decide(self, request) -> tuple[Verdict, str]:
         entries = _entries(request)
         cost = max(1, request.hits_addend)
-        entry = self.registry.get(entries["model"]) if request.domain == self.settings.domain and "model" in entries else None
+        if request.domain != self.settings.domain:
+            return other_domain(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_MODEL
+        entry = self.registry.get(entries["model"]) if "model" in entries else None
         if entry is None:
             return unknown_model(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_MODEL
         req = classify(entries, entry.config.request_class, cost)
