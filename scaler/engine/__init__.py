@@ -2,11 +2,10 @@
 
 from scaler.engine.fleet import Fleet, FleetChanges, Member, MemberState
 from scaler.engine.params import EngineParams
-from scaler.engine.replica import FINISHED_REASONS, Replica, ReplicaCounters, Request, StepOutcome
+from scaler.engine.replica import Replica, ReplicaCounters, Request, StepOutcome
 
 __all__ = [
     "EngineParams",
-    "FINISHED_REASONS",
     "Fleet",
     "FleetChanges",
     "Member",

@@ -19,9 +19,6 @@ from dataclasses import dataclass, field
 
 from scaler.engine.params import EngineParams
 
-FINISHED_REASONS = ("stop", "length", "abort")
-
-
 @dataclass(eq=False)
 class Request:
     """A generation request; the replica fills in the timestamps (model seconds)."""
@@ -314,6 +311,56 @@ class Replica:
                 self._finish(request, reason, end)
                 finished.append(request)
         return StepOutcome(now, end, tokens, first_tokens, finished, preempted, prefill_tokens, decode_seqs)
+
+    # --- fast-forward (simulator) ----------------------------------------------------------
+
+    def decode_steps(self) -> int:
+        """How many next steps are certain to be plain decode steps in which no request
+        finishes: nothing waiting, every running request past its prefill, KV blocks for all.
+        A simulator may apply them at once with fast_forward; 0 means call step()."""
+        running = self._running
+        if len(self._waiting) or not running or len(running) > self.params.max_num_batched_tokens:
+            return 0
+        steps = None
+        for r in running:
+            if r.output_tokens < 1 or r.num_computed_tokens != r.num_tokens - 1:
+                return 0
+            limit = r.max_tokens if r.stop_after is None else min(r.max_tokens, r.stop_after)
+            left = limit - r.output_tokens - 1  # the step that reaches the limit is not plain
+            steps = left if steps is None or left < steps else steps
+        while steps > 0 and self._blocks_for_decode(steps) > self._free_blocks:
+            steps //= 2
+        return max(0, steps)
+
+    def decode_duration(self, steps: int) -> float:
+        """Model seconds of the next `steps` plain decode steps (see decode_steps)."""
+        n = len(self._running)
+        context = sum(r.num_computed_tokens for r in self._running)
+        p = self.params
+        per_step = p.step_base_s + p.decode_s_per_seq * n + p.kv_read_s_per_token * context
+        return steps * per_step + p.kv_read_s_per_token * n * steps * (steps - 1) / 2
+
+    def fast_forward(self, now: float, steps: int) -> StepOutcome:
+        """Apply `steps` plain decode steps back to back from `now`, leaving the state that as
+        many step() calls would; the outcome sums them (no first token, nothing finishes)."""
+        if not 0 < steps <= self.decode_steps():
+            raise ValueError(f"steps: expected 1..{self.decode_steps()} plain decode steps, got {steps!r}")
+        if now < self._busy_until:
+            raise ValueError(f"now: {now} is before the end of the previous step ({self._busy_until})")
+        end = now + self.decode_duration(steps)
+        for r in self._running:
+            self._allocate(r, self.params.blocks_for(r.num_computed_tokens + steps) - r.num_blocks)
+            r.num_computed_tokens += steps
+            r.output_tokens += steps
+            r.last_token_time = end
+        self.counters.generation_tokens += steps * len(self._running)
+        self._busy_until = end
+        tokens = [(r, steps) for r in self._running]
+        return StepOutcome(now, end, tokens, [], [], [], 0, steps * len(self._running))
+
+    def _blocks_for_decode(self, steps: int) -> int:
+        blocks_for = self.params.blocks_for
+        return sum(blocks_for(r.num_computed_tokens + steps) - r.num_blocks for r in self._running)
 
     def _victim(self) -> Request:
         if self.params.scheduling_policy == "priority":
