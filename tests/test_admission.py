@@ -52,12 +52,11 @@ def test_classify_reads_tenant_and_cost():
     ("yellow shed list is configurable", AdmissionConfig(yellow_shed=frozenset({"batch"})), YELLOW, "background", True, None, "yellow"),
     ("capacity code is configurable", AdmissionConfig(capacity_code=429), YELLOW, "batch", False, 429, "yellow-shed-class"),
     ("no decision yet admits", AdmissionConfig(), None, "batch", True, None, "no-decision-yet"),
-    ("disabled admits", AdmissionConfig(enabled=False), YELLOW, "batch", True, None, "shedding-disabled"),
 ])
 def test_single_verdicts(label, config, dec, klass, want_admitted, want_code, want_reason):
     verdict, _ = admit(config, AdmissionState(), req(klass), dec, now=1.0, rand=0.5, stale_after_s=60)
     assert (verdict.admitted, verdict.code, verdict.reason) == (want_admitted, want_code, want_reason), label
-    assert verdict.detail
+    assert verdict.detail and verdict.state == (dec.state.value if dec else "UNKNOWN")
     assert (verdict.retry_after_s is None) == want_admitted, "every refusal carries Retry-After"
 
 

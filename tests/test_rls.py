@@ -9,7 +9,7 @@ import subprocess
 
 import grpc
 import pytest
-from prometheus_client import generate_latest
+from prometheus_client import CollectorRegistry, generate_latest
 
 from admission_helpers import decision
 from rls_helpers import RlsHarness, rls_args
@@ -169,6 +169,13 @@ def test_a_failing_decision_fails_open(harness):
     assert h.call({"model": MODEL, "class": "batch"}).overall_code == OK
 
 
+def test_a_taken_port_is_a_clear_error(harness):
+    h = harness()
+    with pytest.raises(OSError, match=f"--rls-port: cannot listen on 127.0.0.1:{h.port}"):
+        asyncio.run(server.start(h.registry, rls_args("--rls-host", "127.0.0.1", "--rls-port", str(h.port)),
+                                 CollectorRegistry()))
+
+
 def test_rls_port_zero_disables_the_server():
     assert asyncio.run(server.start(None, rls_args("--rls-port", "0"))) is None
 
@@ -204,11 +211,12 @@ def test_bad_tenants_file_names_the_field(tmp_path, text, message, capsys):
     assert "argument --tenants" in err and message in err
 
 
-def test_tls_needs_both_cert_and_key(tmp_path):
+def test_tls_needs_both_cert_and_key(tmp_path, capsys):
     cert = tmp_path / "c.pem"
     cert.write_text("x")
-    with pytest.raises(ValueError, match="--rls-tls-cert/--rls-tls-key: expected both or neither"):
+    with pytest.raises(SystemExit):
         asyncio.run(server.start(None, rls_args("--rls-tls-cert", str(cert))))
+    assert "argument --rls-tls-cert/--rls-tls-key: expected both or neither" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")

@@ -78,9 +78,6 @@ def admit(config: AdmissionConfig, state: AdmissionState, request: Request, deci
     def verdict(admitted, reason, detail, code=None, retry=None):
         return Verdict(admitted, code, reason, detail, current, klass, pool, retry)
 
-    if not config.enabled:
-        return verdict(True, "shedding-disabled", "shedding is disabled for this model"), state
-
     tenant = config.tenant(pool)
     quota = None
     if tenant.quota_rps is not None:

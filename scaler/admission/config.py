@@ -37,7 +37,6 @@ class TenantConfig:
 
 @dataclass(frozen=True)
 class AdmissionConfig:
-    enabled: bool = True  # False: admit everything (still counted)
     yellow_shed: frozenset[str] = frozenset({"batch", "background"})
     class_reserve: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_CLASS_RESERVE))
     burst_s: float = 1.0  # the RED bucket holds this many seconds of the admission rate

@@ -30,12 +30,6 @@ class RlsMetrics(Collector):
     def count(self, model: str, request_class: str, tenant: str, code: str, reason: str) -> None:
         self._decisions[(model, request_class, tenant, code, reason)] += 1
 
-    def decisions(self, **labels: str) -> int:
-        """Sum of the decisions whose labels match `labels` (for tests and the benchmark)."""
-        names = ("model", "class", "tenant", "code", "reason")
-        keys = {names.index(k.rstrip("_")): v for k, v in labels.items()}
-        return sum(n for key, n in self._decisions.items() if all(key[i] == v for i, v in keys.items()))
-
     def collect(self):
         decisions = CounterMetricFamily(
             "slo_scaler_rls_decisions", "Rate-limit decisions, by the code the client got and the reason.",

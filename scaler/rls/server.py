@@ -29,8 +29,8 @@ def build_service(registry, settings: RlsSettings, metrics_registry: CollectorRe
     return RateLimitService(registry, settings, metrics)
 
 
-async def start(registry, args: argparse.Namespace, metrics_registry: CollectorRegistry | None = None,
-                service: RateLimitService | None = None) -> grpc.aio.Server | None:
+async def start(registry, args: argparse.Namespace, metrics_registry: CollectorRegistry | None = None
+                ) -> grpc.aio.Server | None:
     """Serve ShouldRateLimit for `registry` (a scaler.server.registry.ModelRegistry); None when disabled.
 
     The RLS metrics are registered in `metrics_registry` (the one the scaler's /metrics serves;
@@ -39,18 +39,20 @@ async def start(registry, args: argparse.Namespace, metrics_registry: CollectorR
     settings = RlsSettings.from_args(args)
     if settings.port == 0:
         return None
-    service = service or build_service(registry, settings, metrics_registry)
+    service = build_service(registry, settings, metrics_registry)
+    # Without this, grpc binds a port another process already holds (SO_REUSEPORT) and shares it.
     server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
     server.add_generic_rpc_handlers((rls.unary_handler("RateLimitService", {"ShouldRateLimit": service.ShouldRateLimit}),))
     address = f"{settings.host}:{settings.port}"
-    if settings.tls_cert is not None:
-        credentials = grpc.ssl_server_credentials([(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())])
-        bound = server.add_secure_port(address, credentials)
-    else:
-        bound = server.add_insecure_port(address)
-    if bound == 0:
-        raise OSError(f"--rls-port: cannot listen on {address}")
+    try:
+        if settings.tls_cert is not None:
+            credentials = grpc.ssl_server_credentials([(settings.tls_key.read_bytes(), settings.tls_cert.read_bytes())])
+            server.add_secure_port(address, credentials)
+        else:
+            server.add_insecure_port(address)
+    except RuntimeError as error:  # grpc's way of saying the port is taken
+        raise OSError(f"--rls-port: cannot listen on {address}: {error}") from None
     await server.start()
-    log.info("rate-limit service on %s%s%s", address, " (TLS)" if settings.tls_cert else "",
-             " in shadow mode" if settings.shadow else "")
+    log.info("rate-limit service", extra={"fields": {"event": "rls_serving", "address": address,
+                                                     "tls": settings.tls_cert is not None, "shadow": settings.shadow}})
     return server

@@ -41,7 +41,7 @@ class RateLimitService:
         try:
             verdict, model = self._decide(request)
         except Exception:  # fail open: never turn a bug in the shedder into an outage
-            log.exception("rate-limit decision failed; admitting")
+            log.exception("rate-limit decision failed; admitting", extra={"fields": {"event": "rls_error"}})
             return rls.RateLimitResponse(overall_code=OK)
         enforced = verdict.admitted or not self.settings.shadow
         reason = verdict.reason if enforced else f"shadow-{verdict.reason}"

@@ -1,7 +1,9 @@
 """RLS settings, read in one place: the --rls-* flags of `slo-scaler serve` and the tenants file.
 
 Bad values fail at argument parsing, with the flag (or the file's field path) and what was
-expected: argparse prints `argument --tenants: tenants[1].weight: ...` and exits 2.
+expected: argparse prints `argument --tenants: tenants[1].weight: ...` and exits 2. The one rule
+spanning two flags (TLS certificate and key) is checked when the settings are read, through the
+same parser's error().
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Mapping
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
-from scaler.admission.config import AdmissionConfig, AdmissionConfigError, TenantConfig, tenants_from_spec
+from scaler.admission.config import AdmissionConfig, TenantConfig, tenants_from_spec
 from scaler.policy.config import REQUEST_CLASSES
 from scaler.spec.model import Tenant
 
@@ -36,7 +38,7 @@ class RlsSettings:
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "RlsSettings":
         if (args.rls_tls_cert is None) != (args.rls_tls_key is None):
-            raise AdmissionConfigError("--rls-tls-cert/--rls-tls-key", "both or neither")
+            args.rls_usage_error("argument --rls-tls-cert/--rls-tls-key: expected both or neither")
         admission = AdmissionConfig(
             yellow_shed=args.yellow_shed,
             capacity_code=args.capacity_code,
@@ -73,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="Retry-After is spread by +- this fraction (default 0.2)")
     group.add_argument("--rls-decision-max-age", type=_positive, default=60.0, metavar="SECONDS",
                        help="ignore (admit) a model's decision older than this (default 60)")
+    parser.set_defaults(rls_usage_error=parser.error)
 
 
 def load_tenants(path: str) -> Mapping[str, TenantConfig]:
