@@ -60,8 +60,9 @@ class ProtoFile:
 
 
 @functools.cache
-def load(name: str, directory: Path = PROTO_DIR) -> ProtoFile:
-    """Compile `directory/name` and return its messages; a missing or invalid file raises ValueError."""
+def load(name: str | Path, directory: Path = PROTO_DIR) -> ProtoFile:
+    """Compile `directory/name` (or `name` itself when it is an absolute path) and return its
+    messages; a missing or invalid file raises ValueError."""
     path = Path(directory) / name
     if not path.is_file():
         raise ValueError(f"proto file {path}: expected an existing file")
