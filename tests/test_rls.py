@@ -233,3 +233,21 @@ def test_rls_over_tls(harness, tmp_path):
     with pytest.raises(grpc.RpcError):
         stub(b"", timeout=2)  # a plaintext client cannot talk to the TLS port
     plain.close()
+
+
+def test_proto_loading_errors_are_clear(tmp_path):
+    from scaler import protos
+    with pytest.raises(ValueError, match="expected an existing file"):
+        protos.load("missing.proto", tmp_path)
+    (tmp_path / "broken.proto").write_text('syntax = "proto3";\nmessage {')
+    with pytest.raises(ValueError, match="protoc failed"):
+        protos.load("broken.proto", tmp_path)
+
+
+def test_the_rls_path_and_fields_match_envoys_api():
+    assert SHOULD_RATE_LIMIT.path == "/envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit"
+    numbers = {f.name: f.number for f in SHOULD_RATE_LIMIT.response.DESCRIPTOR.fields}
+    assert numbers == {"overall_code": 1, "response_headers_to_add": 3, "request_headers_to_add": 4,
+                       "raw_body": 5, "dynamic_metadata": 6}
+    assert {f.name: f.number for f in SHOULD_RATE_LIMIT.request.DESCRIPTOR.fields} == {
+        "domain": 1, "descriptors": 2, "hits_addend": 3}
