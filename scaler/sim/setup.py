@@ -74,6 +74,8 @@ class Setup:
     drain_limit_s: float = 600.0  # after the last arrival, run at most this long to finish work
     target_utilization: float = 0.8  # sizing: a replica is planned at this share of its capacity
     seed: int = 0
+    # Apply plain decode steps in runs (same results, much faster); False steps every iteration.
+    fast_forward: bool = True
 
     def __post_init__(self):
         if not (math.isfinite(self.ttft_slo_s) and self.ttft_slo_s > 0):

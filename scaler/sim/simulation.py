@@ -53,7 +53,7 @@ class ClientRequest:
 
 
 class _MemberStats:
-    __slots__ = ("busy", "busy_s", "prefill_tokens", "completed", "pending", "retired")
+    __slots__ = ("busy", "busy_s", "prefill_tokens", "completed", "pending", "retired", "run", "generation")
 
     def __init__(self):
         self.busy = False
@@ -61,7 +61,9 @@ class _MemberStats:
         self.busy_s = 0.0
         self.prefill_tokens = 0
         self.completed = 0
-        self.pending: StepOutcome | None = None
+        self.pending: StepOutcome | None = None  # a step already applied to the engine, ending at its event
+        self.run: tuple[float, int] | None = None  # (start, steps): plain decode steps not applied yet
+        self.generation = 0  # events of an older generation are stale
 
 
 @dataclass
@@ -123,8 +125,10 @@ class Simulation:
         now = 0.0
         while self._ext or self._steps:
             if self._steps and (not self._ext or self._steps[0][0] <= self._ext[0][0]):
-                now, _, member = heapq.heappop(self._steps)
-                self._on_step_end(member, now)
+                now, _, member, generation = heapq.heappop(self._steps)
+                stats = self._stats.get(member)
+                if stats is not None and stats.generation == generation:
+                    self._on_step_end(member, stats, now)
                 continue
             now, _, kind, payload = heapq.heappop(self._ext)
             if kind == _ARRIVAL:
@@ -213,12 +217,13 @@ class Simulation:
         member = self._target()
         if member is None:
             return False
+        stats = self._stats[member]
+        self._materialize(member, stats, now)
         arrival = request.arrival
         engine = Request(id=f"{request.index}.{request.attempts}", prompt_tokens=arrival.prompt_tokens,
                          max_tokens=arrival.max_tokens, arrival_time=now)
         member.replica.add(engine, now)
         self._owner[engine] = request
-        stats = self._stats[member]
         stats.prefill_tokens += arrival.prompt_tokens
         if not stats.busy:
             self._start_step(member, stats, now)
@@ -229,39 +234,79 @@ class Simulation:
             self._held.popleft()
 
     # --- engine steps ------------------------------------------------------------------------
+    # A replica in plain decode (nothing waiting, no request about to finish) is not stepped one
+    # iteration at a time: its next decode steps are planned as a run and applied only when
+    # something looks at it or adds to it (`_materialize`), or when the run ends. Routing reads
+    # only the load, which a plain decode run does not change. The state seen at any event is
+    # the one stepping would give: every step that started by then is applied.
+
+    def _schedule(self, member: Member, stats: _MemberStats, time: float) -> None:
+        stats.generation += 1
+        self._push(self._steps, time, member, stats.generation)
 
     def _start_step(self, member: Member, stats: _MemberStats, now: float) -> None:
         replica = member.replica
+        stats.pending = None
         if not replica.has_work:
             stats.busy = False
-            stats.pending = None
+            return
+        stats.busy = True
+        plain = replica.decode_steps() if self.setup.fast_forward else 0
+        if plain >= 2:
+            stats.run = (now, plain)
+            self._schedule(member, stats, now + replica.decode_duration(plain))
             return
         outcome = replica.step(now)
         if outcome.end <= now:
             raise RuntimeError(f"replica {member.index}: work but nothing schedulable at t={now}")
         self.record.engine_steps += 1
-        stats.busy = True
         stats.pending = outcome
         stats.busy_s += outcome.end - now
-        self._push(self._steps, outcome.end, member)
+        self._schedule(member, stats, outcome.end)
 
-    def _on_step_end(self, member: Member, now: float) -> None:
-        stats = self._stats[member]
+    def _apply_run(self, member: Member, stats: _MemberStats, steps: int) -> float:
+        start, _ = stats.run
+        stats.run = None
+        end = member.replica.fast_forward(start, steps).end
+        self.record.engine_steps += steps
+        stats.busy_s += end - start
+        return end
+
+    def _materialize(self, member: Member, stats: _MemberStats, now: float) -> None:
+        """Apply the planned decode steps that started by `now` (the one in progress included)."""
+        if stats.run is None:
+            return
+        start, planned = stats.run
+        replica = member.replica
+        lo, hi = 1, planned  # the largest m whose step m-1 started by now: start + D(m-1) <= now
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if start + replica.decode_duration(mid - 1) <= now:
+                lo = mid
+            else:
+                hi = mid - 1
+        end = self._apply_run(member, stats, lo)
+        self._schedule(member, stats, end)  # the next step starts when this one ends
+
+    def _on_step_end(self, member: Member, stats: _MemberStats, now: float) -> None:
+        if stats.run is not None:
+            self._apply_run(member, stats, stats.run[1])
         outcome = stats.pending
-        for engine in outcome.first_tokens:
-            self._owner[engine].first_token = engine.first_token_time
-            stats.prefill_tokens -= engine.prompt_tokens
-        for engine in outcome.finished:
-            request = self._owner.pop(engine)
-            request.finished = engine.finish_time
-            stats.completed += 1
-            self._completed_total += 1
-            self._outstanding -= 1
+        if outcome is not None:
+            for engine in outcome.first_tokens:
+                self._owner[engine].first_token = engine.first_token_time
+                stats.prefill_tokens -= engine.prompt_tokens
+            for engine in outcome.finished:
+                request = self._owner.pop(engine)
+                request.finished = engine.finish_time
+                stats.completed += 1
+                self._completed_total += 1
+                self._outstanding -= 1
         if stats.retired:
             del self._stats[member]
             return
         self._start_step(member, stats, now)
-        if outcome.finished and self._held:
+        if outcome is not None and outcome.finished and self._held:
             self._dispatch_held(now)
         if not stats.busy and member.state is MemberState.DRAINING:
             self._apply(self.fleet.tick(now), now)
@@ -272,6 +317,7 @@ class Simulation:
         members = []
         for member in self.fleet.members:
             stats = self._stats[member]
+            self._materialize(member, stats, now)
             replica = member.replica
             members.append(MemberView(member.index, member.state, member.created_at, member.ready_at,
                                       replica.num_running, replica.num_waiting, replica.kv_usage, stats.busy_s,

@@ -60,7 +60,8 @@ class SloScaler(Policy):
                              polling_interval_s=POLLING_INTERVAL_S)
         self.keda_state = KedaState()
         tenants = sorted({a.tenant for a in ctx.arrivals})
-        self.admission = AdmissionConfig(enabled=shedding, tenants={t: TenantConfig() for t in tenants})
+        self.shedding = shedding  # False: the scaler alone (for ablations), every attempt admitted
+        self.admission = AdmissionConfig(tenants={t: TenantConfig() for t in tenants})
         self.admission_state = AdmissionState()
         self._rng = random.Random(f"admission-{ctx.seed}")
         self._last_scrape: float | None = None
@@ -85,6 +86,8 @@ class SloScaler(Policy):
         return [Trigger(Reading("AverageValue", 1.0, value=demand))]
 
     def admit(self, now: float, request) -> Refusal | None:
+        if not self.shedding:
+            return None
         arrival = request.arrival
         ask = AdmissionRequest(model=MODEL, request_class=arrival.request_class, class_source="header",
                                tenant=arrival.tenant)
