@@ -7,8 +7,9 @@ Definitions (docs/simulator.md):
   SLO attainment (admitted): the same share among requests the gateway let through.
 - goodput: completed requests with TTFT <= SLO per second of workload.
 - refusal rate: share of arrivals refused on their last allowed attempt.
-- recovery: seconds after the burst ends until a 30 s stretch of arrivals is served entirely
-  within the SLO (no refusal, no miss); None when that never happens before the workload ends.
+- recovery: seconds after the burst ends until a stretch of arrivals served entirely within the
+  SLO (no refusal, no miss) that lasts 30 s or runs to the end of the workload; None when the
+  workload's last second still has a miss.
 - flaps: scale events that reverse the previous one's direction within 300 s.
 """
 
@@ -63,19 +64,21 @@ def count_flaps(events: list[tuple[float, int, int]], window_s: float = FLAP_WIN
 
 def recovery(record: RunRecord, slo_s: float, burst_end_s: float, duration_s: float) -> float | None:
     seconds = int(math.ceil(duration_s))
-    bad = [False] * (seconds + 1)
+    bad = [False] * seconds
     for r in record.requests:
         ttft = r.ttft
         if ttft is None or ttft > slo_s:
-            bad[min(seconds, int(r.arrival.time))] = True
+            bad[min(seconds - 1, int(r.arrival.time))] = True
     start = int(math.floor(burst_end_s))
     hold = int(RECOVERY_HOLD_S)
     run = 0
-    for second in range(start, seconds + 1):
+    for second in range(start, seconds):
         run = 0 if bad[second] else run + 1
         if run >= hold:
             return max(0.0, float(second - hold + 1) - burst_end_s)
-    return None
+    if run == 0:
+        return None
+    return max(0.0, float(seconds - run) - burst_end_s)
 
 
 def summarize(record: RunRecord, slo_s: float, burst: tuple[float, float], duration_s: float) -> Summary:
