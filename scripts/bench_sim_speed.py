@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""How fast the simulator runs: simulated hours per wall-clock second on the Azure code trace.
+
+    python scripts/bench_sim_speed.py [--policy slo-scaler] [--workload azure-code] [--repeat 3] [--all]
+
+Builds the workload once (calibration included, not timed), then times whole runs of the policy
+(best of --repeat) and prints simulated seconds, wall seconds, engine steps and the ratio. With
+--all it also times every policy once and the total for a full bench run on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from scaler.sim.bench import run_one
+from scaler.sim.policies import POLICIES
+from scaler.sim.setup import Setup
+from scaler.sim.workload import WORKLOADS, build
+
+
+def timed(workload, policy, setup):
+    started = time.perf_counter()
+    result = run_one(workload, policy, setup)
+    return time.perf_counter() - started, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--policy", default="slo-scaler", choices=list(POLICIES))
+    parser.add_argument("--workload", default="azure-code", choices=list(WORKLOADS))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--all", action="store_true", help="also time every policy once")
+    args = parser.parse_args()
+    setup = Setup()
+    started = time.perf_counter()
+    workload = build(args.workload, setup, setup.seed)
+    print(f"workload {workload.name}: {len(workload.arrivals)} requests, {workload.duration_s:.0f} s "
+          f"(built and calibrated in {time.perf_counter() - started:.2f} s)")
+    best, result = min((timed(workload, args.policy, setup) for _ in range(max(1, args.repeat))), key=lambda x: x[0])
+    simulated = result.details["simulated_s"]
+    print(f"{args.policy}: simulated {simulated:.0f} s in {best:.2f} s wall (best of {args.repeat}), "
+          f"{result.details['engine_steps']} engine steps")
+    print(f"simulated hours per wall-clock second: {simulated / 3600 / best:.3f}")
+    if args.all:
+        total = 0.0
+        for name in POLICIES:
+            wall, r = timed(workload, name, setup)
+            total += wall
+            print(f"  {name:22s} {wall:6.2f} s wall  {r.details['simulated_s'] / 3600 / wall:6.3f} sim-h/s  "
+                  f"{r.details['engine_steps']:>9} steps")
+        print(f"all {len(POLICIES)} policies on one core: {total:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
