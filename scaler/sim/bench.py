@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from scaler.sim import metrics, plots, report
-from scaler.sim.policies import POLICIES, PolicyContext, make
+from scaler.sim.policies import ABLATIONS, POLICIES, PolicyContext, make
 from scaler.sim.setup import Setup
 from scaler.sim.simulation import conservation, simulate
 from scaler.sim.workload import Workload
@@ -56,8 +56,8 @@ class WorkloadResult:
 def run_bench(workloads: list[Workload], policies: list[str], setup: Setup, out: Path, jobs: int = 1,
               on_done: Callable[[str, str], None] | None = None) -> list[WorkloadResult]:
     for name in policies:
-        if name not in POLICIES:
-            raise ValueError(f"policies: expected names among {', '.join(POLICIES)}, got {name!r}")
+        if name not in POLICIES and name not in ABLATIONS:
+            raise ValueError(f"policies: expected names among {', '.join([*POLICIES, *ABLATIONS])}, got {name!r}")
     tasks = [(w, p, setup) for w in workloads for p in policies]
     results: list[RunResult] = []
     if jobs <= 1:

@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from scaler.sim import bench, report
-from scaler.sim.policies import POLICIES
+from scaler.sim.policies import ABLATIONS, POLICIES
 from scaler.sim.setup import ColdStart, Setup
 from scaler.sim.workload import BUILTIN_TRACES, DEFAULT_WORKLOADS, TRACES_DIR, WORKLOADS, build, builtin_trace, trace_file
 from scaler.workloads import TraceError
@@ -39,10 +39,10 @@ def _seconds(name: str, low: float = 0.0, low_open: bool = True):
 
 def _policies(raw: str) -> list[str]:
     names = [p.strip() for p in raw.split(",") if p.strip()]
-    unknown = [p for p in names if p not in POLICIES]
+    unknown = [p for p in names if p not in POLICIES and p not in ABLATIONS]
     if not names or unknown:
         raise argparse.ArgumentTypeError(
-            f"--policies: expected a comma-separated list among {', '.join(POLICIES)}, got {raw!r}")
+            f"--policies: expected a comma-separated list among {', '.join([*POLICIES, *ABLATIONS])}, got {raw!r}")
     return names
 
 
@@ -71,7 +71,7 @@ def register(subparsers) -> None:
                         help="an Azure CSV (TIMESTAMP,ContextTokens,GeneratedTokens) or Mooncake JSONL trace; "
                              "the fleet is sized from the trace")
     parser.add_argument("--policies", type=_policies, default=list(POLICIES), metavar="LIST",
-                        help=f"comma-separated, default all: {','.join(POLICIES)}")
+                        help=f"comma-separated, default all: {','.join(POLICIES)} (ablation: {','.join(ABLATIONS)})")
     parser.add_argument("--ttft-slo", type=_seconds("--ttft-slo"), default=2.0, metavar="SECONDS")
     parser.add_argument("--cold-start", type=_seconds("--cold-start", 0.0, low_open=False), default=60.0,
                         metavar="SECONDS", help="median scale-up latency of a new replica (default 60)")

@@ -16,10 +16,24 @@ POLICIES: dict[str, type[Policy]] = {cls.name: cls for cls in (
 )}
 
 
+class SloScalerNoShedding(SloScaler):
+    """Ablation: our scaler without the gateway shedder (every attempt admitted)."""
+
+    name = "slo-scaler-no-shedding"
+
+    def __init__(self, ctx: PolicyContext):
+        super().__init__(ctx, shedding=False)
+
+
+# Not part of the default comparison; ask for them with --policies.
+ABLATIONS: dict[str, type[Policy]] = {SloScalerNoShedding.name: SloScalerNoShedding}
+
+
 def make(name: str, ctx: PolicyContext) -> Policy:
-    if name not in POLICIES:
-        raise ValueError(f"policy: expected one of {', '.join(POLICIES)}, got {name!r}")
-    return POLICIES[name](ctx)
+    known = {**POLICIES, **ABLATIONS}
+    if name not in known:
+        raise ValueError(f"policy: expected one of {', '.join(known)}, got {name!r}")
+    return known[name](ctx)
 
 
-__all__ = ["POLICIES", "Policy", "PolicyContext", "Refusal", "make"]
+__all__ = ["ABLATIONS", "POLICIES", "Policy", "PolicyContext", "Refusal", "make"]
