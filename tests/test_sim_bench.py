@@ -75,6 +75,14 @@ def test_bench_refuses_a_broken_trace_naming_the_line(tmp_path, capsys):
     assert "bad.csv:3: ContextTokens" in capsys.readouterr().out
 
 
+def test_bench_refuses_a_request_longer_than_the_model_allows(tmp_path, capsys):
+    big = tmp_path / "big.jsonl"
+    big.write_text('{"timestamp": 0, "input_length": 10, "output_length": 5}\n'
+                   '{"timestamp": 500, "input_length": 131000, "output_length": 500}\n')
+    assert main(["bench", "--trace", str(big), "--out", str(tmp_path / "o"), "--jobs", "1"]) == 2
+    assert "request 1 (t=0.500 s)" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("args, message", [
     (["--ttft-slo", "-1"], "--ttft-slo: expected seconds > 0"),
     (["--cold-start", "nan"], "--cold-start: expected seconds >= 0"),

@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -103,14 +104,14 @@ def main(args: argparse.Namespace) -> int:
                         workloads.append(builtin_trace(name, setup, args.seed, args.traces_dir))
                     else:
                         workloads.append(build(name, setup, args.seed))
-    except TraceError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+    except (TraceError, ValueError) as exc:
+        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         return 2
     for w in workloads:
-        console.print(f"[bold]{w.name}[/bold]: {w.description}")
+        console.print(f"[bold]{escape(w.name)}[/bold]: {escape(w.description)}", highlight=False)
         if w.note:
-            console.print(f"  {w.note}")
-        console.print(f"  sizing: {w.sizing.describe()}")
+            console.print(f"  {escape(w.note)}", highlight=False)
+        console.print(f"  sizing: {w.sizing.describe()}", highlight=False)
     total = len(workloads) * len(args.policies)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:

@@ -73,7 +73,15 @@ def busiest_window(arrivals: list[Arrival], duration_s: float, window_s: float =
     return best * PEAK_BIN_S, (best + per) * PEAK_BIN_S
 
 
+def _check_fits(arrivals: list[Arrival], max_model_len: int) -> None:
+    for i, a in enumerate(arrivals):
+        if a.prompt_tokens + a.max_tokens > max_model_len:
+            raise ValueError(f"request {i} (t={a.time:.3f} s): prompt ({a.prompt_tokens}) plus output "
+                             f"({a.max_tokens}) tokens exceed the replica's max_model_len={max_model_len}")
+
+
 def _finish(name, description, arrivals, duration, burst, setup, seed, note="", calibration=None) -> Workload:
+    _check_fits(arrivals, setup.params.max_model_len)
     calibration = calibration or calibrate(setup.params, arrivals, seed)
     sizing = size(arrivals, duration, calibration.capacity_rps, setup.target_utilization)
     return Workload(name, description, tuple(arrivals), duration, burst, calibration, sizing, note)
