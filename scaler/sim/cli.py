@@ -122,7 +122,7 @@ def main(args: argparse.Namespace) -> int:
 
         grouped = bench.run_bench(workloads, args.policies, setup, args.out, jobs=args.jobs, on_done=done)
     for g in grouped:
-        table = Table(title=f"{g.workload.name} (TTFT SLO {args.ttft_slo:g} s, cold start {args.cold_start:g} s)")
+        table = Table(title=f"{escape(g.workload.name)} (TTFT SLO {args.ttft_slo:g} s, cold start {args.cold_start:g} s)")
         for _, title, _ in report.COLUMNS:
             table.add_column(title, justify="left" if title == "policy" else "right")
         for r in g.results:
