@@ -1,17 +1,15 @@
 """What the simulator found about the policy core (docs/simulator.md, "Where ours loses").
 
 A short version of the standard burst: 3 replicas at half the normal peak, then 15 s at 2.5 x
-the peak. vLLM absorbs the burst into its running batch, so the scaler alone meets the SLO; the
-shedder, driven by a queue projection that ignores the batch's headroom, refuses requests that
-would have been served in time. The xfail is strict: when the policy core is fixed it fails, and
-the marker must go.
+the peak. vLLM absorbs the burst into its running batch, so the scaler alone meets the SLO. The
+shedder used to refuse requests that would have been served in time, because the queue
+projection ignored the batch's free slots; the projection now fills free slots first
+(`maxConcurrency`, or the batch size learned from a sustained queue).
 """
 
 from __future__ import annotations
 
 import random
-
-import pytest
 
 from scaler.sim import metrics
 from scaler.sim.policies import make
@@ -38,8 +36,6 @@ def test_the_batch_absorbs_the_burst_without_shedding():
     assert max(queued for _, queued, *_ in record.samples) < 20  # never a queue worth a TTFT budget
 
 
-@pytest.mark.xfail(strict=True, reason="policy core: the queue projection ignores vLLM's batch headroom, so a "
-                                       "burst the batch absorbs is shed (RED) with a 1 s Retry-After")
 def test_shedding_does_not_refuse_what_the_batch_would_serve_in_time():
     _, summary = run("slo-scaler")
     assert summary.refusal_rate < 0.01 and summary.slo_attainment_all >= 0.99

@@ -31,6 +31,9 @@ class PolicyConfig:
     # None means `auto`: learned from observed replica readiness / saturated throughput.
     scale_up_latency_s: float | None = 60.0
     per_replica_capacity_rps: float | None = None
+    # Requests one replica's batch holds within the SLO (calibrated safe concurrency, or vLLM's
+    # max_num_seqs); None: learned as R / N while requests wait (the batch is then full).
+    max_concurrency: float | None = None
     target_utilization: float = 0.8
     yellow_enter_ratio: float = 0.4
     yellow_exit_ratio: float = 0.3
@@ -131,6 +134,7 @@ _KEYS = {
     "expectedPrefillSeconds": ("expected_prefill_s", _number(0.0, 3600.0, low_open=False)),
     "scaleUpLatencySeconds": ("scale_up_latency_s", _number_or_auto(0.0)),
     "perReplicaCapacity": ("per_replica_capacity_rps", _number_or_auto(0.0)),
+    "maxConcurrency": ("max_concurrency", _number_or_auto(0.0)),
     "targetUtilization": ("target_utilization", _number(0.0, 1.0)),
     "yellowEnterRatio": ("yellow_enter_ratio", _number(0.0, 10.0)),
     "yellowExitRatio": ("yellow_exit_ratio", _number(0.0, 10.0)),
@@ -145,4 +149,4 @@ _KEYS = {
 }
 
 METADATA_KEYS = tuple(_KEYS)
-_AUTO_KEYS = {"scaleUpLatencySeconds", "perReplicaCapacity"}
+_AUTO_KEYS = {"scaleUpLatencySeconds", "perReplicaCapacity", "maxConcurrency"}

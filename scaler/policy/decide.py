@@ -41,6 +41,7 @@ class ModelState:
     relax_since: float | None = None  # when the condition to relax was first seen, held since
     learned_capacity_rps: float | None = None
     learned_scale_up_s: float | None = None
+    learned_concurrency: float | None = None
     pending_since: tuple[float, ...] = ()  # when each replica not yet ready was asked for, oldest first
     last_ready: int = 0
 
@@ -101,7 +102,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     learned_l = state.learned_scale_up_s
     for asked in previous[:became_ready]:
         sample = now - asked
-        learned_l = sample if learned_l is None else learned_l + LEARN_RATE * (sample - learned_l)
+        learned_l = _learn(learned_l, sample)
         notes.append(f"replica ready after {sample:.1f}s")
     if snap.starting_ages is not None:
         pending = sorted(now - age for age in snap.starting_ages)
@@ -111,11 +112,14 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     if scale_up is None:
         scale_up = learned_l if learned_l is not None else config.scale_up_prior_s
 
-    # A saturated window (queue non-empty) shows what a replica can do.
-    learned_c = state.learned_capacity_rps
-    if waiting > 0 and ready > 0 and mu > 0 and rates and rates.span_s >= min(config.rate_window_s, 5.0) / 2:
-        sample = mu / ready
-        learned_c = sample if learned_c is None else learned_c + LEARN_RATE * (sample - learned_c)
+    # A saturated window (queue non-empty for a while) shows what a replica can do and how many
+    # requests its batch holds.
+    learned_c, learned_s = state.learned_capacity_rps, state.learned_concurrency
+    history_s = rates.span_s if rates else 0.0
+    if ready > 0 and window.queue_sustained():
+        learned_s = _learn(learned_s, running / ready)
+        if mu > 0 and history_s >= config.rate_window_s / 2:
+            learned_c = _learn(learned_c, mu / ready)
     if config.per_replica_capacity_rps is not None:
         capacity, capacity_source = config.per_replica_capacity_rps, "configured"
     elif learned_c is not None:
@@ -124,6 +128,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         capacity, capacity_source = config.capacity_prior_rps, "prior"
     else:
         capacity, capacity_source = None, "unknown"
+    slots = config.max_concurrency if config.max_concurrency is not None else learned_s
 
     # A replica past its expected scale-up latency is late for a reason we cannot see (no GPU,
     # image pull): count no capacity from it until it is actually ready.
@@ -132,14 +137,24 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         notes.append(f"{len(pending) - len(remaining)} replica(s) overdue past {scale_up:.0f}s")
     drain_rps = max(mu, ready * capacity) if capacity else mu
     step = capacity or (mu / ready if ready else 0.0)
-    stalled = (waiting > 0 and ready > 0 and mu == 0 and rates is not None
-               and rates.span_s >= config.rate_window_s / 2)
+    absorb = slots or 0.0
+    stalled = waiting > 0 and ready > 0 and mu == 0 and history_s >= config.rate_window_s / 2
     if stalled:
         wait = peak = math.inf
     else:
-        wait = drain_time(waiting, drain_rps, step, remaining)
-        peak = peak_wait(waiting, lam, trend, drain_rps, step, remaining, scale_up,
-                         max_arrival_rps=MAX_FORECAST_GROWTH * lam)
+        wait = drain_time(waiting, drain_rps, step, remaining, absorb)
+        if history_s < config.rate_window_s / 2:
+            # Rates from a few seconds of data are noise: judge the queue as it stands.
+            peak = wait
+            notes.append(f"projection waits for {config.rate_window_s / 2:.0f}s of history")
+        else:
+            # Requests beyond what the ready batches hold; free slots (negative) fill first.
+            if slots is not None:
+                excess = waiting + running - ready * slots
+            else:
+                excess = waiting if waiting > 0 else -math.inf
+            peak = peak_wait(excess, lam, trend, drain_rps, step, remaining, scale_up, absorb=absorb,
+                             max_arrival_rps=MAX_FORECAST_GROWTH * lam)
 
     demand = _demand(config, lam, trend, waiting, running, ready, capacity, scale_up, budget)
     pressure = demand / max(ready, 1)
@@ -148,14 +163,19 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     new_state, reason, detail, relax_since = _hysteresis(config, state, target, reason, detail, peak, now, budget)
     changed = new_state != state.state
 
-    admission = retry = None
+    admission = None
     headroom_queue = drain_rps * budget * config.red_exit_ratio
-    excess = max(0.0, waiting - headroom_queue)
+    queued_excess = max(0.0, waiting - headroom_queue)
     if new_state is State.RED:
-        admission = max(0.0, drain_rps - excess / budget)
+        admission = max(0.0, drain_rps - queued_excess / budget)
+    # Come back when the excess queue has drained, or when capacity arrives if that is sooner; a
+    # RED that is only projected (no excess yet) lasts until capacity arrives.
     until_capacity = min(remaining) if remaining else scale_up
-    drain_excess = excess / drain_rps if drain_rps > 0 else math.inf
-    retry = min(max(min(drain_excess, until_capacity), RETRY_AFTER_BOUNDS_S[0]), RETRY_AFTER_BOUNDS_S[1])
+    if queued_excess > 0:
+        retry = min(queued_excess / drain_rps if drain_rps > 0 else math.inf, until_capacity)
+    else:
+        retry = until_capacity
+    retry = min(max(retry, RETRY_AFTER_BOUNDS_S[0]), RETRY_AFTER_BOUNDS_S[1])
 
     # Replicas asked for but not ready: what KEDA will start for ceil(demand).
     if snap.starting_ages is None:
@@ -176,10 +196,15 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         relax_since=relax_since,
         learned_capacity_rps=learned_c,
         learned_scale_up_s=learned_l,
+        learned_concurrency=learned_s,
         pending_since=tuple(pending),
         last_ready=ready,
     )
     return decision, next_state
+
+
+def _learn(current: float | None, sample: float) -> float:
+    return sample if current is None else current + LEARN_RATE * (sample - current)
 
 
 def _demand(config, lam, trend, waiting, running, ready, capacity, scale_up, budget) -> float:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import math
 
 
-def drain_time(backlog: float, rate: float, step: float, arrivals: list[float]) -> float:
-    """Seconds until `backlog` requests have started, draining at `rate` req/s that grows by
-    `step` req/s at each time in `arrivals` (sorted seconds from now: replicas becoming ready)."""
+def drain_time(backlog: float, rate: float, step: float, arrivals: list[float], absorb: float = 0.0) -> float:
+    """Seconds until `backlog` requests have started, draining at `rate` req/s. At each time in
+    `arrivals` (sorted seconds from now: replicas becoming ready) the new replica takes `absorb`
+    waiting requests into its empty batch at once and the rate grows by `step` req/s."""
     if backlog <= 0:
         return 0.0
     t, remaining = 0.0, backlog
@@ -19,40 +20,49 @@ def drain_time(backlog: float, rate: float, step: float, arrivals: list[float]) 
             return t + remaining / rate
         if at == math.inf:
             return math.inf
-        remaining -= rate * (at - t)
+        remaining -= rate * (at - t) + absorb
         t, rate = at, rate + step
+        if remaining <= 0:
+            return t
     return math.inf  # unreachable: the loop ends at the infinite sentinel
 
 
 def peak_wait(
-    backlog: float,
+    excess: float,
     arrival_rps: float,
     trend_rps2: float,
     rate: float,
     step: float,
     arrivals: list[float],
     horizon_s: float,
+    *,
+    absorb: float = 0.0,
     max_arrival_rps: float = math.inf,
     points: int = 60,
 ) -> float:
-    """The longest wait a request arriving in the next `horizon_s` seconds would see, projecting
-    the queue forward with arrivals at `arrival_rps` (+ trend, capped at `max_arrival_rps`) and
-    capacity growing at `arrivals`.
+    """The longest wait a request arriving in the next `horizon_s` seconds would see.
 
-    The horizon is the scale-up latency: capacity asked for now cannot help before it.
+    `excess` is how many requests stand beyond what the ready replicas' batches hold
+    (W + R - N * slots): negative while the batches have free slots, which arrivals fill before
+    anyone waits. It moves with arrivals at `arrival_rps` (+ trend, capped at `max_arrival_rps`)
+    against completions at `rate`; each replica becoming ready adds `absorb` slots and `step`
+    req/s. The horizon is the scale-up latency: capacity asked for now cannot help before it.
     """
     grid = sorted({0.0, horizon_s, *(a for a in arrivals if a < horizon_s),
                    *(horizon_s * i / points for i in range(1, points))})
-    worst = drain_time(backlog, rate, step, arrivals)
-    queue, t = backlog, 0.0
-    current_rate = rate
+    worst = drain_time(max(0.0, excess), rate, step, arrivals, absorb)
+    # Free slots never grow in the projection: a batch below capacity completes more slowly than
+    # `rate`, so letting it empty further would hide how fast it fills again.
+    floor = min(excess, 0.0)
+    t, current_rate = 0.0, rate
     for nxt in grid[1:]:
         dt = nxt - t
-        mid = t + dt / 2
-        lam = min(max(0.0, arrival_rps + trend_rps2 * mid), max_arrival_rps)
-        queue = max(0.0, queue + (lam - current_rate) * dt)
+        lam = min(max(0.0, arrival_rps + trend_rps2 * (t + dt / 2)), max_arrival_rps)
+        excess = max(floor, excess + (lam - current_rate) * dt)
         t = nxt
         current_rate = rate + step * sum(1 for a in arrivals if a <= t)
+        landing = absorb * sum(1 for a in arrivals if t - dt < a <= t)
+        excess, floor = excess - landing, floor - landing
         later = [a - t for a in arrivals if a > t]
-        worst = max(worst, drain_time(queue, current_rate, step, later))
+        worst = max(worst, drain_time(max(0.0, excess), current_rate, step, later, absorb))
     return worst

@@ -12,6 +12,12 @@ from collections import deque
 from dataclasses import dataclass
 
 
+# How many standard deviations of Poisson noise a change in arrival rate must exceed to count.
+TREND_MIN_Z = 2.0
+# Consecutive snapshots with a non-empty queue before the batch counts as full.
+SUSTAINED_SNAPSHOTS = 3
+
+
 @dataclass(frozen=True)
 class Snapshot:
     time: float
@@ -71,6 +77,12 @@ class SignalWindow:
     def __len__(self) -> int:
         return len(self._snapshots)
 
+    def queue_sustained(self, n: int = SUSTAINED_SNAPSHOTS) -> bool:
+        """Requests waited in each of the last `n` snapshots: the batch is full, not merely
+        between two scheduler steps (vLLM shows a request as waiting until the next step)."""
+        recent = list(self._snapshots)[-n:]
+        return len(recent) == n and all(s.waiting > 0 for s in recent)
+
     def rates(self) -> Rates | None:
         snaps = list(self._snapshots)
         if len(snaps) < 2:
@@ -98,17 +110,28 @@ def _arrival_rate(snaps: list[Snapshot]) -> tuple[float, bool]:
 
 def _rates(snaps: list[Snapshot]) -> Rates:
     lam, exact = _arrival_rate(snaps)
-    trend = 0.0
-    if len(snaps) >= 4:
-        mid = len(snaps) // 2
-        early, late = snaps[: mid + 1], snaps[mid:]
-        dt = (late[-1].time + late[0].time) / 2 - (early[-1].time + early[0].time) / 2
-        if dt > 0:
-            trend = (_arrival_rate(late)[0] - _arrival_rate(early)[0]) / dt
     return Rates(
         completion_rps=_completion_rate(snaps),
         arrival_rps=lam,
-        arrival_trend_rps2=trend,
+        arrival_trend_rps2=_trend(snaps),
         span_s=snaps[-1].time - snaps[0].time,
         arrivals_exact=exact,
     )
+
+
+def _trend(snaps: list[Snapshot]) -> float:
+    """Late-half minus early-half arrival rate per second, kept only when it stands out of the
+    Poisson noise of the counts (|z| >= TREND_MIN_Z); noise projected over a scale-up horizon
+    would otherwise ratchet the fleet up."""
+    if len(snaps) < 4:
+        return 0.0
+    mid = len(snaps) // 2
+    early, late = snaps[: mid + 1], snaps[mid:]
+    early_s, late_s = early[-1].time - early[0].time, late[-1].time - late[0].time
+    if early_s <= 0 or late_s <= 0:
+        return 0.0
+    early_rps, late_rps = _arrival_rate(early)[0], _arrival_rate(late)[0]
+    noise = math.sqrt(early_rps / early_s + late_rps / late_s)
+    if noise == 0 or abs(late_rps - early_rps) < TREND_MIN_Z * noise:
+        return 0.0
+    return (late_rps - early_rps) / ((early_s + late_s) / 2)
