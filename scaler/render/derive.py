@@ -226,6 +226,7 @@ def trigger_metadata(spec: ModelSpec, derived: Derived) -> dict[str, str]:
         "source": s.source,
         "scaleUpLatencySeconds": AUTO if derived.scale_up_latency is None else _fmt(derived.scale_up_latency),
         "perReplicaCapacity": AUTO if cal.per_replica_capacity == AUTO else _fmt(cal.per_replica_capacity),
+        "maxConcurrency": _fmt(cal.safe_concurrency),
         "targetUtilization": _fmt(derived.target_utilization),
         "expectedPrefillSeconds": _fmt(cal.expected_prefill_seconds),
         "yellowEnterRatio": _fmt(th.yellow_enter_ratio),
