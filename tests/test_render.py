@@ -29,7 +29,7 @@ SPECS = sorted((EXAMPLES / "specs").glob("*.yaml"))
 REGENERATE = "python -m scaler render manifests/examples/specs/*.yaml -o manifests/examples"
 CONTRACT_KEYS = {
     "scalerAddress", "model", "namespace", "podSelector", "metricsPort", "ttftSloSeconds", "requestClass", "source",
-    "prometheusAddress", "scrapeTargets", "scaleUpLatencySeconds", "perReplicaCapacity", "targetUtilization",
+    "prometheusAddress", "scrapeTargets", "scaleUpLatencySeconds", "perReplicaCapacity", "maxConcurrency", "targetUtilization",
     "expectedPrefillSeconds", "yellowEnterRatio", "yellowExitRatio", "redEnterRatio", "redExitRatio", "stateHoldSeconds",
     "enableTLS", "unsafeSsl",
 }
