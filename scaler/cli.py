@@ -17,6 +17,7 @@ COMMANDS: tuple[str, ...] = (
     "scaler.emulator.cli",
     "scaler.loadgen.loadtest_cli",
     "scaler.loadgen.calibrate_cli",
+    "scaler.demo.cli",
     "scaler.render.cli",
     "scaler.server.cli",
     "scaler.sim.cli",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -54,6 +54,15 @@ class LoadtestRun:
         report.plot(png_path, self.results, self.bins, self.config.bin_s, self.config.slo_ttft_s,
                     title or f"{name}: {self.config.url}")
         return json_path, png_path
+
+    def after(self, warmup_s: float) -> "LoadtestRun":
+        """The run without its warm-up: requests first sent before `warmup_s`, with times shifted
+        so the measured part starts at 0. Summary and timeline are recomputed."""
+        kept = [replace(r, start=r.start - warmup_s, scheduled=r.scheduled - warmup_s)
+                for r in self.results if r.scheduled >= warmup_s]
+        duration = self.duration_s - warmup_s
+        summary = summarize(kept, duration, self.config.slo_ttft_s) | {"model": self.model, "warmup_s": warmup_s}
+        return LoadtestRun(self.config, self.model, kept, duration, summary, timeline(kept, self.config.bin_s))
 
 
 def _progress(console: Console) -> Progress:

@@ -10,7 +10,6 @@ import random
 import re
 from dataclasses import dataclass, replace
 
-from scaler.policy.config import REQUEST_CLASSES
 from scaler.workloads import Arrival, LengthMix, burst_scenario, load_trace, poisson, rate_scale, window
 
 PROFILES = ("burst", "poisson", "trace")
@@ -59,12 +58,15 @@ class WorkloadOptions:
     trace_rate_scale: float = 1.0
     long_prompt_frac: float = 0.2
     long_output_frac: float = 0.2
+    length_mix: LengthMix | None = None  # a whole mix, instead of the default one with these fractions
     prompt_tokens: int | None = None  # fixed sizes override the mix
     max_tokens: int | None = None
     class_mix: dict[str, float] | None = None
     tenant_mix: dict[str, float] | None = None
 
     def lengths(self) -> LengthMix:
+        if self.length_mix is not None:
+            return self.length_mix
         return LengthMix(long_prompt_frac=self.long_prompt_frac, long_output_frac=self.long_output_frac)
 
 

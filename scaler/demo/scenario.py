@@ -1,0 +1,100 @@
+"""The demo's numbers in one place: the emulated replica, the SLO, the burst and the actuator.
+
+Time is compressed about 5x against production (docs/demo.md): a 12 s cold start stands for a
+one-minute GPU scale-up, KEDA polls every 6 s instead of 30 s, the HPA syncs every 3 s instead
+of 15 s and holds scale-downs for 60 s instead of 300 s. The emulated replica runs in real time
+(--speed 1) with a 30 ms step floor so that four replicas' token streams fit in two CPU cores;
+`slo-scaler calibrate` on it (prompt 256, output 32, TTFT p95 0.5 s) measures a safe concurrency
+of 10 and about 7 requests/s per replica, which is the capacity the scaler is configured with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from scaler.autoscaling import HpaSpec, KedaSpec, ScalingPolicy, ScalingRules
+from scaler.loadgen.workload import WorkloadOptions, build_arrivals
+from scaler.workloads import Arrival, LengthMix
+
+MODEL = "demo-llm"
+
+
+@dataclass(frozen=True)
+class DemoScenario:
+    # The emulated replica (slo-scaler emulate flags).
+    engine_flags: tuple[str, ...] = ("--max-num-seqs", "8", "--step-base-s", "0.03")
+    cold_start_s: float = 12.0
+    min_replicas: int = 1
+    max_replicas: int = 4
+    # What the scaler is told (trigger metadata), measured with slo-scaler calibrate.
+    ttft_slo_s: float = 1.0
+    expected_prefill_s: float = 0.05
+    capacity_rps: float = 7.0
+    state_hold_s: float = 5.0
+    rate_window_s: float = 12.0
+    # The burst: base rate, then burst_factor x the normal peak, then base again. The warm-up
+    # (base rate, not measured, no actuator yet) gives the scaler a full rate window of steady
+    # traffic, as a service that was running before the demo looked at it.
+    warmup_s: float = 12.0
+    base_rps: float = 3.5
+    peak_rps: float = 5.0
+    burst_factor: float = 3.0
+    low_s: float = 10.0
+    burst_s: float = 25.0
+    after_s: float = 16.0
+    class_mix: tuple[tuple[str, float], ...] = (("interactive", 0.8), ("batch", 0.2))
+    lengths: LengthMix = field(default_factory=lambda: LengthMix(
+        prompt_median=256, prompt_sigma=0.5, prompt_max=1024, long_prompt_frac=0.1, long_prompt_range=(2048, 4096),
+        output_median=32, output_sigma=0.3, output_max=64, long_output_frac=0.0))
+    # The actuator (KEDA + HPA), compressed like the cold start.
+    polling_interval_s: float = 6.0
+    hpa_sync_s: float = 3.0
+    scale_down_window_s: float = 60.0
+    # Baseline autoscaling: KServe's example, vllm:num_requests_running per replica, set below
+    # the calibrated safe concurrency.
+    baseline_running_target: float = 6.0
+    baseline_average_s: float = 10.0
+    # Clients: one retry, as Retry-After says (bounded).
+    max_retries: int = 1
+    backoff_cap_s: float = 8.0
+    seed: int = 7
+
+    @property
+    def duration_s(self) -> float:
+        return self.low_s + self.burst_s + self.after_s
+
+    def shortened(self) -> "DemoScenario":
+        """A quicker run for tests: same shape, shorter phases and cold start."""
+        return replace(self, cold_start_s=3.0, warmup_s=4.0, low_s=3.0, burst_s=6.0, after_s=3.0,
+                       polling_interval_s=2.0, hpa_sync_s=1.0, state_hold_s=2.0, rate_window_s=3.5)
+
+    def arrivals(self) -> list[Arrival]:
+        """The warm-up then the burst; the measured part starts at `warmup_s`."""
+        options = WorkloadOptions(
+            profile="burst", seed=self.seed, rate_rps=self.base_rps, peak_rps=self.peak_rps,
+            burst_factor=self.burst_factor, low_s=self.warmup_s + self.low_s, burst_s=self.burst_s, after_s=self.after_s,
+            length_mix=self.lengths, class_mix=dict(self.class_mix))
+        return build_arrivals(options)
+
+    def keda(self) -> KedaSpec:
+        hpa = HpaSpec(
+            min_replicas=self.min_replicas, max_replicas=self.max_replicas, sync_period_s=self.hpa_sync_s,
+            # Kubernetes' default behaviour with the windows compressed like everything else.
+            scale_up=ScalingRules(0.0, (ScalingPolicy("Pods", 4, 15.0), ScalingPolicy("Percent", 100, 15.0))),
+            scale_down=ScalingRules(self.scale_down_window_s, (ScalingPolicy("Percent", 100, 15.0),)),
+        )
+        return KedaSpec(hpa=hpa, polling_interval_s=self.polling_interval_s)
+
+    def trigger_metadata(self, source: dict[str, str]) -> dict[str, str]:
+        """The ScaledObject trigger's metadata for the SLO-aware arm (values as KEDA passes them)."""
+        return {
+            "model": MODEL,
+            **source,
+            "ttftSloSeconds": str(self.ttft_slo_s),
+            "requestClass": "interactive",
+            "expectedPrefillSeconds": str(self.expected_prefill_s),
+            "perReplicaCapacity": str(self.capacity_rps),
+            "scaleUpLatencySeconds": str(self.cold_start_s),
+            "stateHoldSeconds": str(self.state_hold_s),
+            "rateWindowSeconds": str(self.rate_window_s),
+        }
