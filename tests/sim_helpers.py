@@ -13,7 +13,7 @@ from scaler.workloads import Arrival
 
 def workload(arrivals: list[Arrival], *, capacity_rps: float = 4.0, setup: Setup | None = None,
              duration_s: float | None = None, burst: tuple[float, float] = (0.0, 0.0), name: str = "test",
-             initial: int | None = None, peak: int | None = None) -> Workload:
+             initial: int | None = None, peak: int | None = None, safe_concurrency: int = 64) -> Workload:
     setup = setup or Setup()
     duration = duration_s if duration_s is not None else (arrivals[-1].time + 1.0 if arrivals else 1.0)
     sizing = size(arrivals, duration, capacity_rps, setup.target_utilization)
@@ -22,7 +22,8 @@ def workload(arrivals: list[Arrival], *, capacity_rps: float = 4.0, setup: Setup
         sizing = Sizing(sizing.capacity_rps, sizing.planned_rps, sizing.peak_rate_rps, sizing.opening_rate_rps,
                         init, max(init, peak if peak is not None else sizing.peak))
     calibration = Calibration(capacity_rps=capacity_rps, prefill_velocity=28000.0, median_prompt_tokens=512,
-                              median_prefill_s=0.03, mean_prompt_tokens=512.0, mean_output_tokens=128.0)
+                              median_prefill_s=0.03, mean_prompt_tokens=512.0, mean_output_tokens=128.0,
+                              safe_concurrency=safe_concurrency)
     return Workload(name, "test workload", tuple(arrivals), duration, burst, calibration, sizing)
 
 

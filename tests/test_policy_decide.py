@@ -178,7 +178,7 @@ def test_worked_example_in_docs_policy_md():
     assert decision.state is State.RED and decision.reason == "wait-exceeds-budget"
     assert decision.demand == pytest.approx(3.55)
     assert decision.admission_rps == pytest.approx(10.0)
-    assert decision.retry_after_s == pytest.approx(20.0)  # RED only projected: until the pending replica lands
+    assert decision.retry_after_s == pytest.approx(6.4 - 1.8)  # RED only projected: the wait beyond budget
 
 
 def test_arrival_trend_counts_only_when_it_stands_out_of_poisson_noise():

@@ -168,13 +168,11 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     queued_excess = max(0.0, waiting - headroom_queue)
     if new_state is State.RED:
         admission = max(0.0, drain_rps - queued_excess / budget)
-    # Come back when the excess queue has drained, or when capacity arrives if that is sooner; a
-    # RED that is only projected (no excess yet) lasts until capacity arrives.
+    # Come back when the excess has drained: the queue beyond what drains within budget now, or
+    # the projected wait beyond budget; or when capacity arrives, if that is sooner.
     until_capacity = min(remaining) if remaining else scale_up
-    if queued_excess > 0:
-        retry = min(queued_excess / drain_rps if drain_rps > 0 else math.inf, until_capacity)
-    else:
-        retry = until_capacity
+    drain_excess = queued_excess / drain_rps if drain_rps > 0 else math.inf
+    retry = min(max(drain_excess, peak - budget), until_capacity)
     retry = min(max(retry, RETRY_AFTER_BOUNDS_S[0]), RETRY_AFTER_BOUNDS_S[1])
 
     # Replicas asked for but not ready: what KEDA will start for ceil(demand).

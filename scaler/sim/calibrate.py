@@ -5,7 +5,10 @@
   queue is non-empty);
 - `prefill_velocity`: llm-d's `peakPrefillThroughput` calibration, V_P = CHUNK / TTFT of one
   CHUNK-token prompt on an idle replica (CHUNK = --max-num-batched-tokens);
-- `idle_ttft`: the TTFT floor of a prompt on an idle replica.
+- `idle_ttft`: the TTFT floor of a prompt on an idle replica;
+- `safe_concurrency`: the launch checklist's first measurement, done as `slo-scaler calibrate`
+  does it (same search, same judgement) but closed-loop on the replica model: the largest
+  concurrency whose TTFT p95 meets SAFE_TTFT_SHARE of the SLO (the rest is the queue's budget).
 """
 
 from __future__ import annotations
@@ -15,12 +18,17 @@ import statistics
 from dataclasses import dataclass
 
 from scaler.engine import EngineParams, Replica, Request
+from scaler.loadgen.calibrate import judge, next_concurrency, safe_level
+from scaler.loadgen.client import OK, Result
 from scaler.workloads import Arrival
 
 SAMPLE_SIZE = 600
 # Completions in this middle share of the run measure the steady rate (the first requests
 # finish while the batch fills, the last ones decode alone).
 STEADY_SHARE = (0.2, 0.8)
+# The batch may spend this share of the TTFT SLO on its own prefill contention; the rest is what
+# the queue may use.
+SAFE_TTFT_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -31,6 +39,7 @@ class Calibration:
     median_prefill_s: float  # idle TTFT of the median prompt
     mean_prompt_tokens: float
     mean_output_tokens: float
+    safe_concurrency: int  # requests one replica holds with TTFT p95 within SAFE_TTFT_SHARE of the SLO
 
 
 def _fits(params: EngineParams, prompt: int, output: int) -> tuple[int, int]:
@@ -72,12 +81,58 @@ def prefill_velocity(params: EngineParams) -> float:
     return chunk / idle_ttft(params, chunk)
 
 
-def calibrate(params: EngineParams, arrivals: list[Arrival], seed: int) -> Calibration:
+def closed_loop(params: EngineParams, lengths: list[tuple[int, int]], concurrency: int) -> list[Result]:
+    """Exactly `concurrency` requests in flight on one replica, 3 x concurrency of them in all,
+    each replaced the moment it finishes; results in order of start."""
+    replica, now, started = Replica(params), 0.0, []
+    total = 3 * concurrency + 20
+
+    def start(at: float) -> None:
+        prompt, output = _fits(params, *lengths[len(started) % len(lengths)])
+        request = Request(id=str(len(started)), prompt_tokens=prompt, max_tokens=output, arrival_time=at)
+        replica.add(request, at)
+        started.append(request)
+
+    for _ in range(concurrency):
+        start(0.0)
+    while replica.has_work:
+        outcome = replica.step(now)
+        now = outcome.end
+        for _ in outcome.finished:
+            if len(started) < total:
+                start(now)
+    return [Result(id=r.id, request_class="interactive", tenant="default", prompt_tokens=r.prompt_tokens,
+                   max_tokens=r.max_tokens, scheduled=r.arrival_time, start=r.arrival_time, outcome=OK,
+                   ttft_s=r.first_token_time - r.arrival_time, e2e_s=r.finish_time - r.arrival_time,
+                   tpot_s=((r.finish_time - r.first_token_time) / (r.output_tokens - 1)) if r.output_tokens > 1 else None,
+                   output_tokens=r.output_tokens) for r in started]
+
+
+def safe_concurrency(params: EngineParams, lengths: list[tuple[int, int]], target_p95_s: float) -> int:
+    levels = []
+    concurrency, _ = next_concurrency(levels, params.max_num_seqs)
+    while concurrency is not None:
+        levels.append(judge(concurrency, closed_loop(params, lengths, concurrency), target_p95_s))
+        concurrency, _ = next_concurrency(levels, params.max_num_seqs)
+    best = safe_level(levels)
+    return best.concurrency if best else 1
+
+
+def _sample(arrivals: list[Arrival], seed: int) -> list[tuple[int, int]]:
     if not arrivals:
         raise ValueError("arrivals: expected at least one request to calibrate on")
     rng = random.Random(seed)
-    sample = [(a.prompt_tokens, a.max_tokens) for a in
-              (rng.sample(arrivals, SAMPLE_SIZE) if len(arrivals) > SAMPLE_SIZE else arrivals)]
+    return [(a.prompt_tokens, a.max_tokens) for a in
+            (rng.sample(arrivals, SAMPLE_SIZE) if len(arrivals) > SAMPLE_SIZE else arrivals)]
+
+
+def capacity_rps(params: EngineParams, arrivals: list[Arrival], seed: int) -> float:
+    """Saturated completions per second of one replica on a sample of these arrivals' lengths."""
+    return saturated_throughput(params, _sample(arrivals, seed))
+
+
+def calibrate(params: EngineParams, arrivals: list[Arrival], seed: int, ttft_slo_s: float) -> Calibration:
+    sample = _sample(arrivals, seed)
     median_prompt = int(statistics.median(p for p, _ in sample))
     return Calibration(
         capacity_rps=saturated_throughput(params, sample),
@@ -86,4 +141,5 @@ def calibrate(params: EngineParams, arrivals: list[Arrival], seed: int) -> Calib
         median_prefill_s=idle_ttft(params, median_prompt),
         mean_prompt_tokens=statistics.fmean(p for p, _ in sample),
         mean_output_tokens=statistics.fmean(o for _, o in sample),
+        safe_concurrency=safe_concurrency(params, sample, SAFE_TTFT_SHARE * ttft_slo_s),
     )

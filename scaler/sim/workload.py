@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from scaler.sim.calibrate import Calibration, calibrate
+from scaler.sim.calibrate import Calibration, calibrate, capacity_rps
 from scaler.sim.setup import Setup
 from scaler.workloads import (
     Arrival, BurstShape, LengthMix, burst_scenario, load_trace, poisson, rate_profile, rate_scale, spread_ties,
@@ -82,7 +82,7 @@ def _check_fits(arrivals: list[Arrival], max_model_len: int) -> None:
 
 def _finish(name, description, arrivals, duration, burst, setup, seed, note="", calibration=None) -> Workload:
     _check_fits(arrivals, setup.params.max_model_len)
-    calibration = calibration or calibrate(setup.params, arrivals, seed)
+    calibration = calibration or calibrate(setup.params, arrivals, seed, setup.ttft_slo_s)
     sizing = size(arrivals, duration, calibration.capacity_rps, setup.target_utilization)
     return Workload(name, description, tuple(arrivals), duration, burst, calibration, sizing, note)
 
@@ -91,7 +91,7 @@ def standard_burst(setup: Setup, seed: int, normal_replicas: int = BURST_NORMAL_
     shape = BurstShape(low_s=150.0, burst_s=15.0, after_s=120.0)
     lengths = LengthMix()
     probe = poisson(random.Random(seed), rate_rps=1.0, start_s=0.0, duration_s=600.0, lengths=lengths)
-    planned = calibrate(setup.params, probe, seed).capacity_rps * setup.target_utilization
+    planned = capacity_rps(setup.params, probe, seed) * setup.target_utilization
     peak_rps = normal_replicas * planned
     arrivals = burst_scenario(random.Random(seed), base_rps=0.5 * peak_rps, peak_rps=peak_rps, low_s=shape.low_s,
                               burst_s=shape.burst_s, burst_factor=2.5, after_s=shape.after_s, lengths=lengths)
@@ -105,7 +105,7 @@ def standard_burst(setup: Setup, seed: int, normal_replicas: int = BURST_NORMAL_
 def tenant_mix(setup: Setup, seed: int, replicas: int = TENANT_MIX_REPLICAS) -> Workload:
     probe = (poisson(random.Random(seed), rate_rps=5.0, start_s=0.0, duration_s=120.0, lengths=LengthMix())
              + poisson(random.Random(seed + 1), rate_rps=1.0, start_s=0.0, duration_s=120.0, lengths=BATCH_LENGTHS))
-    planned = calibrate(setup.params, probe, seed).capacity_rps * setup.target_utilization
+    planned = capacity_rps(setup.params, probe, seed) * setup.target_utilization
     total = replicas * planned
     arrivals = tenant_mix_scenario(random.Random(seed), interactive_rps=total * 5 / 6, batch_rps=total / 6,
                                    duration_s=300.0, burst_start_s=150.0, burst_s=20.0, burst_factor=3.0)
@@ -131,7 +131,7 @@ def builtin_trace(name: str, setup: Setup, seed: int, traces_dir: Path = TRACES_
         raw = spread_ties(raw, random.Random(seed), MOONCAKE_TICK_S)
         note = "Mooncake timestamps come in ~3 s ticks: each tick's requests are spread uniformly over its 3 s. "
     duration = raw[-1].time + 1.0
-    calibration = calibrate(setup.params, raw, seed)
+    calibration = calibrate(setup.params, raw, seed, setup.ttft_slo_s)
     raw_peak = max(rate_profile(raw, PEAK_BIN_S, duration))
     factor = peak_replicas * calibration.capacity_rps * setup.target_utilization / raw_peak
     arrivals = rate_scale(raw, factor, random.Random(seed))

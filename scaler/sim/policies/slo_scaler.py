@@ -5,8 +5,8 @@ Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobje
   plus the rate-limit service's exact count of offered requests and the starting pods' ages;
 - decision: scaler.policy.decide with ttftSloSeconds from the bench, expectedPrefillSeconds =
   idle TTFT of the workload's median prompt, scaleUpLatencySeconds = the cold-start median,
-  perReplicaCapacity = the calibrated saturated throughput, maxConcurrency = the engine's
-  --max-num-seqs (what its batch holds), every other key at its default;
+  perReplicaCapacity = the calibrated saturated throughput, maxConcurrency = the calibrated
+  safe concurrency (TTFT p95 within half the SLO), every other key at its default;
 - actuation: KEDA external trigger, metricType AverageValue, target 1, value = demand, read
   fresh at each HPA sync (15 s); pollingInterval 5 (interactive); HPA behavior as rendered:
   scale up max(100%, 4 pods) per 15 s with no window, scale down 1 pod per 60 s after a 300 s
@@ -43,7 +43,7 @@ def policy_config(ctx: PolicyContext) -> PolicyConfig:
     config = PolicyConfig(ttft_slo_s=setup.ttft_slo_s, expected_prefill_s=prefill,
                           scale_up_latency_s=setup.cold_start.median_s,
                           per_replica_capacity_rps=calibration.capacity_rps,
-                          max_concurrency=float(setup.params.max_num_seqs))
+                          max_concurrency=float(calibration.safe_concurrency))
     config.check()
     return config
 
