@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import statistics
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,7 @@ from scaler.workloads import (
     spread_ties, tenant_mix_scenario,
 )
 
-TRACES = "/work/shared/traces"
+TRACES = str(Path(__file__).resolve().parents[2] / "shared" / "traces")
 
 
 def test_burst_scenario_has_three_phases_at_the_asked_rates():
