@@ -51,11 +51,11 @@ def main(args: argparse.Namespace) -> int:
         return 1
     finally:
         ProcessGroup.kill_leftovers()
-    took = time.monotonic() - started
     rows = report.comparison(arms, scenario)
     for arm in arms:
         arm.run.write(out, name=arm.name, title=f"{arm.name}: requests of the demo burst")
     report.plot_timeline(out / "demo-timeline.png", arms, scenario)
+    took = time.monotonic() - started
     report.write_comparison(out / "comparison.json", rows, scenario, took)
     console.print(report.comparison_table(rows, scenario))
     slo, base = rows.get(SLO_ARM), rows.get(BASELINE_ARM)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -290,8 +289,9 @@ def _running_source(source: dict[str, str]):
 
 async def run_demo(scenario: DemoScenario, out_dir: Path, console: Console,
                    arms: tuple[str, ...] = (SLO_ARM, BASELINE_ARM),
-                   on_arm: Callable[[str], None] | None = None) -> list[ArmResult]:
-    tools = Tools.find()
+                   tools: Tools | None = None) -> list[ArmResult]:
+    """Run the arms in order; `tools` defaults to what is installed (Prometheus, Envoy)."""
+    tools = tools or Tools.find()
     if not tools.prometheus:
         console.print("[yellow]prometheus not found on PATH: the scaler scrapes the replicas directly[/yellow]")
     if not tools.envoy:
@@ -299,8 +299,6 @@ async def run_demo(scenario: DemoScenario, out_dir: Path, console: Console,
     results = []
     for index, name in enumerate(arms, start=1):
         console.rule(f"arm {index}/{len(arms)}: {name}")
-        if on_arm:
-            on_arm(name)
         arm = Arm(name, scenario, tools, out_dir / "work", console)
         results.append(await arm.run())
     return results

@@ -22,7 +22,8 @@ MODEL = "demo-llm"
 @dataclass(frozen=True)
 class DemoScenario:
     # The emulated replica (slo-scaler emulate flags).
-    engine_flags: tuple[str, ...] = ("--max-num-seqs", "8", "--step-base-s", "0.03")
+    max_num_seqs: int = 8
+    step_base_s: float = 0.03
     cold_start_s: float = 12.0
     min_replicas: int = 1
     max_replicas: int = 4
@@ -60,6 +61,10 @@ class DemoScenario:
     seed: int = 7
 
     @property
+    def engine_flags(self) -> tuple[str, ...]:
+        return ("--max-num-seqs", str(self.max_num_seqs), "--step-base-s", str(self.step_base_s))
+
+    @property
     def duration_s(self) -> float:
         return self.low_s + self.burst_s + self.after_s
 
@@ -94,6 +99,7 @@ class DemoScenario:
             "requestClass": "interactive",
             "expectedPrefillSeconds": str(self.expected_prefill_s),
             "perReplicaCapacity": str(self.capacity_rps),
+            "maxConcurrency": str(self.max_num_seqs),  # the batch slots of one replica
             "scaleUpLatencySeconds": str(self.cold_start_s),
             "stateHoldSeconds": str(self.state_hold_s),
             "rateWindowSeconds": str(self.rate_window_s),
