@@ -53,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
     from scaler.server.app import StartupError, serve
 
     logs.configure(args.log_level)
+    # Source threads (Prometheus queries, page parsing) must not hold the GIL for the default
+    # 5 ms slices while KEDA's RPCs wait on the loop: hand it back every millisecond.
+    sys.setswitchinterval(0.001)
     try:
         return asyncio.run(serve(args))
     except StartupError as error:

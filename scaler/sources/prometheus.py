@@ -59,12 +59,11 @@ class PrometheusSource:
     async def observe(self, queries: Sequence[ModelQuery], now: float) -> dict[str, Observation | SourceError]:
         models = sorted({q.model for q in queries})
         built = build_queries(models)
-        results = await asyncio.gather(*(asyncio.to_thread(self._query, q) for q in built.values()),
-                                       return_exceptions=True)
-        for result in results:
-            if isinstance(result, BaseException):
-                raise SourceError(f"prometheus {self.address}: {result}") from result
-        by_name = dict(zip(built, results))
+        try:
+            # One thread, queries in turn: parallel threads would fight the RPC loop for the GIL.
+            by_name = await asyncio.to_thread(lambda: {name: self._query(q) for name, q in built.items()})
+        except SourceError as error:
+            raise SourceError(f"prometheus {self.address}: {error}") from None
         values = {name: _by_model(rows) for name, rows in by_name.items() if name != "completed"}
         completed: dict[str, dict[str, float]] = {}
         for row in by_name["completed"]:
