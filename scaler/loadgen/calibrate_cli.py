@@ -24,6 +24,12 @@ example:
 """
 
 
+# CalibrateConfig's fields as the command line spells them, for error messages.
+CONFIG_FLAGS = {"target_p95_s": "--ttft-p95", "speed": "--speed", "timeout_s": "--timeout",
+                "prompt_tokens": "--prompt-tokens", "max_tokens": "--max-tokens", "min_requests": "--min-requests",
+                "rounds": "--rounds", "max_concurrency": "--max-concurrency", "spread": "--spread"}
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser("calibrate", help=HELP, description=HELP, epilog=EPILOG,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -94,7 +100,8 @@ def main(args: argparse.Namespace) -> int:
             min_requests=args.min_requests, rounds=args.rounds, max_concurrency=args.max_concurrency,
             timeout_s=args.timeout, seed=args.seed).check()
     except ValueError as exc:
-        console.print(f"[red]error:[/red] {exc}")
+        field, _, rest = str(exc).partition(":")
+        console.print(f"[red]error:[/red] {CONFIG_FLAGS.get(field, field)}:{rest}")
         return 2
     progress = Progress(TextColumn("[bold]concurrency {task.fields[c]}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=console)

@@ -74,8 +74,15 @@ def register(subparsers) -> None:
     parser.set_defaults(func=main)
 
 
+BACKOFF_FLAGS = {"max_retries": "--max-retries", "base_s": "--backoff-base", "cap_s": "--backoff-cap"}
+
+
 def backoff_from(args: argparse.Namespace) -> Backoff:
-    return Backoff(max_retries=args.max_retries, base_s=args.backoff_base, cap_s=args.backoff_cap)
+    try:
+        return Backoff(max_retries=args.max_retries, base_s=args.backoff_base, cap_s=args.backoff_cap)
+    except ValueError as exc:
+        field, _, rest = str(exc).partition(":")
+        raise ValueError(f"{BACKOFF_FLAGS.get(field, field)}:{rest}") from None
 
 
 def _check_positive(name: str, value: float | None) -> None:

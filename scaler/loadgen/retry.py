@@ -33,7 +33,7 @@ class Backoff:
             if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"{name}: expected seconds > 0, got {value!r}")
         if self.cap_s < self.base_s:
-            raise ValueError(f"cap_s: expected at least base_s ({self.base_s}), got {self.cap_s!r}")
+            raise ValueError(f"cap_s: expected at least the base wait ({self.base_s} s), got {self.cap_s!r}")
         if not isinstance(self.jitter, (int, float)) or not 0 <= self.jitter <= 1:
             raise ValueError(f"jitter: expected a fraction in [0, 1], got {self.jitter!r}")
 
