@@ -7,7 +7,7 @@ import pytest
 
 from scaler.cli import main
 from scaler.server import settings
-from scaler.server.app import build_registry
+from scaler.server.app import StartupError, build_registry
 from scaler_helpers import serve_args
 
 
@@ -27,9 +27,11 @@ def test_defaults_from_environment_overridden_by_flags():
     ([], {"SLO_SCALER_DEFAULT_TTFT": "2"}, "environment SLO_SCALER_DEFAULT_TTFT: expected one of"),
     ([], {"SLO_SCALER_DEFAULT_PROMETHEUS_ADDRESS": "prom:9090"}, "server default prometheusAddress: expected an http"),
 ])
-def test_bad_defaults_name_the_flag_or_variable(flags, env, message):
-    with pytest.raises(ValueError) as error:
-        settings.defaults(flags, env)
+def test_bad_defaults_name_the_flag_or_variable(monkeypatch, flags, env, message):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(StartupError) as error:
+        build_registry(serve_args(*[arg for flag in flags for arg in ("--default", flag)]))
     assert message in str(error.value)
 
 

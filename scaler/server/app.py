@@ -39,7 +39,11 @@ class StartupError(Exception):
 
 def build_registry(args: argparse.Namespace) -> ModelRegistry:
     try:
-        registry = ModelRegistry(settings.defaults(args.default, os.environ))
+        defaults = settings.defaults(args.default, os.environ)
+        try:
+            registry = ModelRegistry(defaults)
+        except ConfigError as error:
+            raise ValueError(f"server default {error}") from None
         for index, item in enumerate(settings.load_models(args.models) if args.models else []):
             try:
                 registry.ensure(item, pinned=True)

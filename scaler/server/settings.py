@@ -9,7 +9,6 @@ from typing import Mapping
 
 import yaml
 
-from scaler.policy.config import ConfigError
 from scaler.server import metadata as meta
 
 ENV_PREFIX = "SLO_SCALER_DEFAULT_"
@@ -21,7 +20,8 @@ def env_name(key: str) -> str:
 
 
 def defaults(flags: list[str], environ: Mapping[str, str]) -> dict[str, str]:
-    """Metadata defaults from SLO_SCALER_DEFAULT_* variables, overridden by --default KEY=VALUE."""
+    """Metadata defaults from SLO_SCALER_DEFAULT_* variables, overridden by --default KEY=VALUE.
+    Their values are checked where they are used: ModelRegistry(defaults)."""
     by_env = {env_name(key): key for key in meta.KEYS if key not in meta.NO_DEFAULT}
     out: dict[str, str] = {}
     for name, value in environ.items():
@@ -34,10 +34,6 @@ def defaults(flags: list[str], environ: Mapping[str, str]) -> dict[str, str]:
         if not sep or not key:
             raise ValueError(f"--default {flag!r}: expected KEY=VALUE with a metadata key, e.g. ttftSloSeconds=2")
         out[key.strip()] = value.strip()
-    try:
-        meta.check_defaults(out)
-    except ConfigError as error:
-        raise ValueError(f"server default {error}") from None
     return out
 
 
