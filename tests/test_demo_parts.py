@@ -12,7 +12,7 @@ import pytest
 
 from scaler.autoscaling import HpaSpec, KedaSpec, Reading, ScalingPolicy, ScalingRules, Trigger
 from scaler.demo.actuator import Actuator, ExternalTrigger, TriggerReading, keda_value
-from scaler.demo.fleetwatch import FleetSample, file_sd, ready_ports, scaler_sample, transitions, write_file_sd
+from scaler.demo.fleetwatch import FleetSample, file_sd, ready_ports, scaler_state, transitions, write_file_sd
 from scaler.demo.report import ready_over_time, replica_seconds, time_in
 from scaler.server.process import ServeProcess
 from scaler.sources import SourceError
@@ -55,13 +55,12 @@ def test_comparison_numbers():
     assert time_in([(-5.0, "RED")], "RED", 10.0) == pytest.approx(10.0)
 
 
-def test_scaler_sample_reads_one_models_gauges_and_state():
+def test_scaler_state_reads_one_models_one_hot_gauge():
     text = "\n".join([
-        '# TYPE slo_scaler_demand_replicas gauge', 'slo_scaler_demand_replicas{model="m"} 2.5',
-        'slo_scaler_demand_replicas{model="other"} 9',
         '# TYPE slo_scaler_state gauge', 'slo_scaler_state{model="m",state="GREEN"} 0.0',
-        'slo_scaler_state{model="m",state="RED"} 1.0', ''])
-    assert scaler_sample(text, "m") == {"demand_replicas": 2.5, "state": "RED"}
+        'slo_scaler_state{model="m",state="RED"} 1.0', 'slo_scaler_state{model="other",state="GREEN"} 1.0', ''])
+    assert scaler_state(text, "m") == "RED" and scaler_state(text, "other") == "GREEN"
+    assert scaler_state(text, "missing") is None
 
 
 class ScriptedTrigger:

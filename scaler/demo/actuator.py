@@ -143,7 +143,7 @@ class Actuator:
         self.spec, self.trigger, self.fleet_url, self.session = spec, trigger, fleet_url, session
         self.clock, self.on_event = clock, on_event
         self.state = KedaState()
-        self.readings: list[tuple[float, float]] = []  # (t, metric value) at each read
+        self.asked: list[tuple[float, float]] = []  # (t, value / target): replicas the metric asks for
         self._last_error: str | None = None
 
     async def current_replicas(self) -> int:
@@ -164,7 +164,8 @@ class Actuator:
 
         def read() -> list[Trigger]:
             got = asyncio.run_coroutine_threadsafe(self.trigger.read(), loop).result(KEDA_DEADLINE_S * 3 + 1)
-            self.readings.append((now, got.trigger.reading.value))
+            reading = got.trigger.reading
+            self.asked.append((now, reading.value / reading.target))
             details.append(f"{got.detail}; IsActive {str(got.active).lower()}")
             return [got.trigger]
 

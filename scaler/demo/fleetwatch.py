@@ -96,40 +96,10 @@ class FleetWatch:
                 pass
 
 
-SCALER_GAUGES = ("demand_replicas", "ready_replicas", "waiting_requests", "estimated_wait_seconds",
-                 "peak_wait_seconds", "admission_rate", "arrival_rate", "completion_rate")
-
-
-def scaler_sample(text: str, model: str) -> dict[str, float | str]:
-    """The slo-scaler gauges of one model from its /metrics text, and its state (pure)."""
-    out: dict[str, float | str] = {}
+def scaler_state(text: str, model: str) -> str | None:
+    """The queue-SLO state of `model` from the scaler's /metrics text (one-hot gauge), or None (pure)."""
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
-            if sample.labels.get("model") != model:
-                continue
-            name = sample.name.removeprefix("slo_scaler_")
-            if name in SCALER_GAUGES:
-                out[name] = sample.value
-            elif name == "state" and sample.value == 1.0:
-                out["state"] = sample.labels["state"]
-    return out
-
-
-class ScalerWatch:
-    """Samples the scaler's own gauges once a second: what it believed, for the timeline."""
-
-    def __init__(self, metrics_url: str, model: str, session: aiohttp.ClientSession, clock: Callable[[], float]):
-        self.metrics_url, self.model, self.session, self.clock = metrics_url, model, session, clock
-        self.samples: list[tuple[float, dict]] = []
-
-    async def run(self, stop: asyncio.Event, every_s: float = 1.0) -> None:
-        while not stop.is_set():
-            try:
-                async with self.session.get(self.metrics_url, timeout=aiohttp.ClientTimeout(total=2)) as resp:
-                    self.samples.append((self.clock(), scaler_sample(await resp.text(), self.model)))
-            except (aiohttp.ClientError, asyncio.TimeoutError):
-                pass
-            try:
-                await asyncio.wait_for(stop.wait(), every_s)
-            except asyncio.TimeoutError:
-                pass
+            if sample.name == "slo_scaler_state" and sample.labels.get("model") == model and sample.value == 1.0:
+                return sample.labels["state"]
+    return None

@@ -20,9 +20,9 @@ import yaml
 from rich.console import Console
 
 from scaler.demo.actuator import Actuator, ActuatorEvent, ExternalTrigger, PrometheusTrigger, SourceTrigger
-from scaler.demo.fleetwatch import FleetSample, FleetWatch, ScalerWatch, file_sd, write_file_sd
+from scaler.demo.fleetwatch import FleetSample, FleetWatch, file_sd, scaler_state, write_file_sd
 from scaler.demo.processes import (
-    ProcessGroup, envoy_binary, free_port, free_port_range, http_ok, prometheus_binary, python_command, wait_until,
+    ProcessError, ProcessGroup, envoy_binary, free_port, free_port_range, http_ok, prometheus_binary, python_command, wait_until,
 )
 from scaler.demo.scenario import MODEL, DemoScenario
 from scaler.loadgen.loadtest import LoadtestConfig, LoadtestRun, run_loadtest
@@ -51,8 +51,7 @@ class ArmResult:
     fleet: list[FleetSample]
     events: list[Event]
     states: list[tuple[float, str]] = field(default_factory=list)  # (t, GREEN|YELLOW|RED) at each change
-    metric: list[tuple[float, float]] = field(default_factory=list)  # the trigger's value at each read
-    scaler: list[tuple[float, dict]] = field(default_factory=list)  # the scaler's gauges, once a second
+    asked: list[tuple[float, float]] = field(default_factory=list)  # (t, metric / target) at each read
 
 
 @dataclass(frozen=True)
@@ -79,7 +78,6 @@ class Arm:
         self.states: list[tuple[float, str]] = []
         self.t0 = time.monotonic()
         self.loading = False
-        self.scaler_watch: ScalerWatch | None = None
         self.serve: ServeProcess | None = None
 
     # --- output ------------------------------------------------------------------------
@@ -142,21 +140,21 @@ class Arm:
                 "--log.level=warn"]
         await self.group.start("prometheus", argv, lambda: http_ok(session, f"http://127.0.0.1:{port}/-/ready"))
 
-    async def start_serve(self, session: aiohttp.ClientSession, metadata: dict[str, str], grpc_port: int,
-                          rls_port: int) -> None:
+    async def start_serve(self, metadata: dict[str, str], grpc_port: int, rls_port: int) -> None:
         # The ScaledObject's namespace comes with every KEDA call; the pinned entry names it too.
         models = self.workdir / "models.yaml"
         models.write_text(yaml.safe_dump([{**metadata, "namespace": "demo"}], sort_keys=False))
-        self.serve = await asyncio.to_thread(
-            ServeProcess.start, "--grpc-port", str(grpc_port), "--rls-port", str(rls_port), "--models", str(models),
-            "--poll-interval", "0.5", log=self.workdir / "serve.log")
-        self.scaler_watch = ScalerWatch(f"http://127.0.0.1:{self.serve.metrics_port}/metrics", MODEL, session,
-                                        self.clock)
+        try:
+            self.serve = await asyncio.to_thread(
+                ServeProcess.start, "--grpc-port", str(grpc_port), "--rls-port", str(rls_port), "--models",
+                str(models), "--poll-interval", "0.5", log=self.workdir / "serve.log")
+        except RuntimeError as error:
+            raise ProcessError(str(error)) from None
 
     async def scaler_green(self, session: aiohttp.ClientSession) -> None:
         async def green() -> bool:
-            async with session.get(self.scaler_watch.metrics_url) as resp:
-                return f'slo_scaler_state{{model="{MODEL}",state="GREEN"}} 1.0' in await resp.text()
+            async with session.get(f"http://127.0.0.1:{self.serve.metrics_port}/metrics") as resp:
+                return scaler_state(await resp.text(), MODEL) == "GREEN"
 
         await wait_until(green, 15.0, "the scaler to decide GREEN on the idle fleet")
 
@@ -191,11 +189,11 @@ class Arm:
                 else:
                     targets = ",".join(f"http://127.0.0.1:{fleet_port + i}/metrics" for i in range(1, s.max_replicas + 1))
                     source = {"source": "scrape", "scrapeTargets": targets}
-                url, trigger = fleet_url, None
+                url = fleet_url
                 if self.name == SLO_ARM:
                     metadata = s.trigger_metadata(source)
                     grpc_port, rls_port = free_port(), free_port()
-                    starts.append(self.start_serve(session, metadata, grpc_port, rls_port))
+                    starts.append(self.start_serve(metadata, grpc_port, rls_port))
                     if self.tools.envoy:
                         listen = free_port()
                         starts.append(self.start_envoy(session, fleet_port, rls_port, listen))
@@ -210,7 +208,6 @@ class Arm:
                 self.say("demo", f"processes up in {self.clock():.1f}s; load goes to {url}; signals from {source['source']}")
                 watch = FleetWatch(f"{fleet_url}/fleet", session, self.clock, lambda t, text: self.say("fleet", text, t),
                                    sd_file if self.tools.prometheus else None)
-                await watch.poll()
                 return await self._drive(session, url, fleet_url, watch, trigger)
             finally:
                 if self.serve is not None:
@@ -252,15 +249,14 @@ class Arm:
         self.say("demo", f"warm-up at {s.base_rps:g} requests/s for {s.warmup_s:g}s (not measured)")
         tasks = [asyncio.create_task(watch.run(stop)), asyncio.create_task(self._actuate_from_zero(actuator, stop))]
         if self.serve:
-            tasks += [asyncio.create_task(self.scaler_watch.run(stop)), asyncio.create_task(self.follow_serve(stop))]
+            tasks.append(asyncio.create_task(self.follow_serve(stop)))
         try:
             run = (await run_loadtest(config, s.arrivals(), self.console, description=self.name)).after(s.warmup_s)
         finally:
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
             await trigger.close()
-        return ArmResult(self.name, run, watch.samples, self.events, list(self.states), list(actuator.readings),
-                         self.scaler_watch.samples if self.scaler_watch else [])
+        return ArmResult(self.name, run, watch.samples, self.events, list(self.states), list(actuator.asked))
 
     async def _actuate_from_zero(self, actuator: Actuator, stop: asyncio.Event) -> None:
         """KEDA starts polling where the measured part starts (t = 0)."""

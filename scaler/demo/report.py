@@ -153,11 +153,14 @@ def plot_timeline(path: Path, arms: Sequence[ArmResult], scenario: DemoScenario)
         fleet = sorted((f for f in arm.fleet if f.t >= 0), key=lambda f: f.t)
         replicas.step([f.t for f in fleet], [f.replicas for f in fleet], where="post", label="asked (Deployment)")
         replicas.step([f.t for f in fleet], [f.ready for f in fleet], where="post", label="ready")
+        asked = [(t, v) for t, v in arm.asked if t >= 0]
+        if asked:
+            replicas.plot(*zip(*asked), linestyle=":", marker=".", color="grey", label="metric / target")
         for axis in (rates, ttft, replicas):
             _shade_states(axis, arm.states, end)
             axis.axvspan(scenario.low_s, scenario.low_s + scenario.burst_s, color="grey", alpha=0.08)
         replicas.set_xlabel("seconds (grey: the burst; shaded red: scaler in RED)")
-        replicas.set_ylim(0, scenario.max_replicas + 0.5)
+        replicas.set_ylim(0, scenario.max_replicas * 1.6)
         if column == 0:
             rates.set_ylabel("requests/s")
             ttft.set_ylabel("TTFT (s)")
