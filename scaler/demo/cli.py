@@ -33,7 +33,8 @@ def register(subparsers) -> None:
 def main(args: argparse.Namespace) -> int:
     console = Console()
     scenario = DemoScenario().shortened() if args.quick else DemoScenario()
-    out = Path(args.out)
+    # Absolute: Prometheus reads file_sd paths relative to its config file, not to our directory.
+    out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     console.print(

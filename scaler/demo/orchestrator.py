@@ -69,7 +69,7 @@ class Arm:
 
     def __init__(self, name: str, scenario: DemoScenario, tools: Tools, workdir: Path, console: Console):
         self.name, self.scenario, self.tools, self.console = name, scenario, tools, console
-        self.workdir = workdir / name
+        self.workdir = (workdir / name).resolve()
         # A fresh directory: an old Prometheus TSDB would hold the last run's replicas as live series.
         shutil.rmtree(self.workdir, ignore_errors=True)
         self.workdir.mkdir(parents=True)
