@@ -117,7 +117,7 @@ def main() -> int:
     parser.add_argument("--source", choices=("prometheus", "scrape"), default="prometheus")
     parser.add_argument("--poll-interval", type=float, default=1.0,
                         help="serve's poll interval; a huge value measures the RPC path alone")
-    parser.add_argument("--out", type=Path, default=Path("bench-getmetrics.png"), help="CDF plot (PNG)")
+    parser.add_argument("--out", type=Path, default=Path("bench-out/bench-getmetrics.png"), help="CDF plot (PNG)")
     args = parser.parse_args()
     console = Console(stderr=True)
 
@@ -158,6 +158,7 @@ def main() -> int:
     ax.set_ylabel("fraction of calls")
     ax.set_title(f"{len(models)} ScaledObjects polled every second ({args.source})")
     fig.tight_layout()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=120)
     console.print(f"plot: {args.out}")
     return 1 if errors else 0

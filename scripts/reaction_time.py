@@ -103,7 +103,7 @@ def main() -> int:
     parser.add_argument("--speed", type=float, default=1.0, help="emulator time compression (default real time)")
     parser.add_argument("--low", type=float, default=45.0, help="quiet model seconds before the burst")
     parser.add_argument("--burst", type=float, default=40.0, help="model seconds of the burst")
-    parser.add_argument("--out", type=Path, default=Path("reaction-time.png"))
+    parser.add_argument("--out", type=Path, default=Path("bench-out/reaction-time.png"), help="plot (PNG)")
     args = parser.parse_args()
     console = Console(stderr=True)
     runs = []
@@ -135,6 +135,7 @@ def main() -> int:
     ax.set_title("Reaction of the demand metric to a burst, by signal source (run 1)")
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=120)
     console.print(f"plot: {args.out}")
     return 0

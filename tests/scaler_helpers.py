@@ -21,7 +21,6 @@ from pathlib import Path
 
 import grpc
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import http_get
 from scaler.cli import build_parser
@@ -125,19 +124,6 @@ class InProcessScaler:
         self.run(self.app.stop())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(5)
-
-
-def parse_metrics(text: str) -> dict[tuple[str, tuple], float]:
-    """{(sample name, sorted label items): value} of a Prometheus text page."""
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value
-            for family in text_string_to_metric_families(text) for s in family.samples}
-
-
-def metric(text: str, name: str, **labels: str) -> float | None:
-    for (sample, items), value in parse_metrics(text).items():
-        if sample == name and all((k, v) in items for k, v in labels.items()):
-            return value
-    return None
 
 
 @pytest.fixture

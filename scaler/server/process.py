@@ -26,6 +26,15 @@ LOCAL_FLAGS = ("--host", "127.0.0.1", "--grpc-port", "0", "--metrics-port", "0",
 REPO = Path(__file__).resolve().parents[2]
 
 
+def sample_value(text: str, name: str, **labels: str) -> float | None:
+    """The first sample `name` of a Prometheus text page whose labels include `labels`."""
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return sample.value
+    return None
+
+
 class ServeProcess:
     def __init__(self, proc: subprocess.Popen, log: Path) -> None:
         self.proc = proc
@@ -86,11 +95,7 @@ class ServeProcess:
 
     def metric(self, name: str, **labels: str) -> float | None:
         """The first sample `name` whose labels include `labels`, from /metrics now."""
-        for family in text_string_to_metric_families(self.metrics_text()):
-            for sample in family.samples:
-                if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
-                    return sample.value
-        return None
+        return sample_value(self.metrics_text(), name, **labels)
 
     def stop(self, grace: float = 10.0) -> int:
         """SIGTERM, then SIGKILL after `grace` seconds; the exit code."""
