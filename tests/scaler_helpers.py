@@ -6,6 +6,7 @@
   `.close()` makes the port refuse connections (a replica or exporter gone).
 - `InProcessScaler(*serve_flags, pod_lister=None)`: the real ScalerApp (gRPC, health, /metrics,
   poller) on its own event-loop thread, with a sync `client` (ExternalScalerClient).
+- `metric(text, name, **labels)`: one sample of a Prometheus text page (process.sample_value).
 - `scaler_server` fixture: `slo-scaler serve` as a subprocess on free ports; returns a
   scaler.server.process.ServeProcess (`.client`, `.metric()`, `.events("state_change")`,
   `.stop()`). Use it with `from scaler_helpers import scaler_server`.
@@ -26,6 +27,7 @@ from conftest import http_get
 from scaler.cli import build_parser
 from scaler.server.app import ScalerApp
 from scaler.server.process import LOCAL_FLAGS, ServeProcess
+from scaler.server.process import sample_value as metric  # noqa: F401 (tests read pages with it)
 from scaler.server.protocol import ExternalScalerClient
 
 CAPTURE = Path(__file__).parent / "fixtures" / "vllm" / "metrics_sample_0.29.0.txt"

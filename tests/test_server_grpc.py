@@ -14,10 +14,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from conftest import poll_until
-from scaler.server.process import sample_value as metric
 from scaler.server.protocol import PROTO, SERVICE_NAME, ExternalScalerClient, GetMetricsRequest
 from scaler.sources.discovery import PodInfo
-from scaler_helpers import CAPTURE_MODEL, InProcessScaler, PageServer, vllm_page
+from scaler_helpers import CAPTURE_MODEL, InProcessScaler, PageServer, metric, vllm_page
 
 FAST = ("--poll-interval", "0.2")
 
