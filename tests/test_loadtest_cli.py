@@ -27,6 +27,7 @@ from scaler.loadgen.workload import WorkloadOptions, build_arrivals, parse_mix
         (["--max-retries", "-1"], "--max-retries: expected an integer >= 0"),
         (["--backoff-cap", "0.1", "--backoff-base", "1"], "--backoff-cap: expected at least the base wait"),
         (["url-without-scheme"], "url: expected an http(s) URL"),
+        (["--tenant-header", "x-tenant\r\nx-evil: 1"], "--tenant-header: expected an HTTP header name"),
     ],
 )
 def test_bad_loadtest_input_names_the_flag(argv, expected, capsys):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
@@ -27,12 +28,20 @@ Sleep = Callable[[float], Awaitable[None]]
 OK, REFUSED, ERROR = "ok", "refused", "error"
 
 
+_HEADER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,127}$")
+
+
 @dataclass(frozen=True)
 class Headers:
     """Header names the gateway reads to tell tenants and request classes apart."""
 
     tenant: str = "x-tenant-id"
     request_class: str = "x-request-class"
+
+    def __post_init__(self) -> None:
+        for flag, value in (("--tenant-header", self.tenant), ("--class-header", self.request_class)):
+            if not isinstance(value, str) or not _HEADER_NAME.match(value):
+                raise ValueError(f"{flag}: expected an HTTP header name of letters, digits and '-', got {value!r}")
 
 
 @dataclass
