@@ -1,0 +1,1 @@
+"""Load generation: an OpenAI-compatible streaming load test (loadtest) and per-replica calibration."""
