@@ -177,7 +177,7 @@ def test_worked_example_in_docs_policy_md():
     assert decision.peak_wait_s == pytest.approx(6.4, abs=0.01)
     assert decision.state is State.RED and decision.reason == "wait-exceeds-budget"
     assert decision.demand == pytest.approx(3.55)
-    assert decision.admission_rps == pytest.approx(10 + (14.4 - 12) / 20)
+    assert decision.admission_rps == pytest.approx(10.0)  # batches full: the drain rate
     assert decision.retry_after_s == pytest.approx(6.4 - 1.8)  # RED only projected: the wait beyond budget
 
 

@@ -163,19 +163,22 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     new_state, reason, detail, relax_since = _hysteresis(config, state, target, reason, detail, peak, now, budget)
     changed = new_state != state.state
 
-    # What current capacity can take within budget: the drain rate, plus the room left (free
-    # batch slots and the queue that still drains within budget) spread until capacity arrives,
-    # or minus the queue beyond that, drained within one budget.
+    # What current capacity can take within budget: the drain rate, plus free batch slots (they
+    # start requests at once) spread until capacity arrives, or minus the queue beyond what
+    # drains within budget, removed within one budget.
     until_capacity = min(remaining) if remaining else scale_up
-    free_slots = max(0.0, ready * slots - running) if slots is not None else 0.0
-    room = free_slots + drain_rps * budget * config.red_exit_ratio - waiting
+    free_slots = max(0.0, ready * slots - running - waiting) if slots is not None else 0.0
+    queued_excess = max(0.0, waiting - drain_rps * budget * config.red_exit_ratio)
     admission = None
     if new_state is State.RED:
-        admission = max(0.0, drain_rps + room / (max(until_capacity, budget) if room > 0 else budget))
+        if free_slots > 0:
+            admission = drain_rps + free_slots / max(until_capacity, budget)
+        else:
+            admission = max(0.0, drain_rps - queued_excess / budget)
 
     # Come back when the excess has drained: the queue beyond what drains within budget now, or
     # the projected wait beyond budget; or when capacity arrives, if that is sooner.
-    drain_excess = max(0.0, -room) / drain_rps if drain_rps > 0 else math.inf
+    drain_excess = queued_excess / drain_rps if drain_rps > 0 else math.inf
     retry = min(max(drain_excess, peak - budget), until_capacity)
     retry = min(max(retry, RETRY_AFTER_BOUNDS_S[0]), RETRY_AFTER_BOUNDS_S[1])
 
