@@ -47,12 +47,14 @@ def test_new_replica_is_ready_only_after_its_cold_start(emulator_fleet):
     status, error, _ = _complete(fleet.replica_url(2), 2)
     assert status == 503 and error["error"]["type"] == "ServiceUnavailableError"
     assert http_get(fleet.replica_url(2) + "/health")[0] == 503
+    assert http_get(fleet.replica_url(2) + "/metrics")[0] == 503  # nothing to scrape before weights load
     assert _complete(fleet.url, 2)[2] == "1"
 
     poll_until(lambda: http_get(fleet.replica_url(2) + "/health")[0] == 200, 10, "replica 2 to become ready")
     waited = time.monotonic() - put_at
     assert waited >= 20 / 10 * 0.95  # 20 model seconds at speed 10
     assert fleet.fleet()["ready"] == 2
+    assert http_get(fleet.replica_url(2) + "/metrics")[0] == 200
     status, body, replica = _complete(fleet.replica_url(2), 3)
     assert status == 200 and replica == "2" and body["usage"]["completion_tokens"] == 3
 

@@ -3,8 +3,9 @@
 Replica i listens on port P+i like a pod (its own OpenAI API, /health and /metrics, with a
 registry of its own). Port P is the front door: it sends each request to the least-loaded
 ready replica and carries the control API, GET/PUT /fleet. A replica's port opens when it
-is added; while it starts (cold start) or drains it answers 503 on /health and on the API
-and still serves /metrics. A drained replica is retired and its port closed.
+is added; while it starts (cold start) it answers 503 everywhere, /metrics included, as a vLLM
+pod still loading weights has nothing to scrape; while it drains it answers 503 on /health and
+on the API and still serves /metrics. A drained replica is retired and its port closed.
 """
 
 from __future__ import annotations
@@ -100,6 +101,8 @@ class _ReplicaServer:
                               "ServiceUnavailableError")
 
     async def _metrics(self, _: web.Request) -> web.Response:
+        if self.member.state is MemberState.STARTING:
+            return error_response(503, f"replica {self.member.index} is starting", "ServiceUnavailableError")
         return web.Response(body=generate_latest(self.metrics.registry), headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
