@@ -25,7 +25,6 @@ from pathlib import Path
 
 import grpc
 import matplotlib
-import yaml
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table

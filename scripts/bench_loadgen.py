@@ -24,7 +24,8 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from scaler.demo.processes import ProcessGroup, free_port_range, http_ok, python_command
+from scaler.demo.processes import ProcessGroup, http_ok, python_command
+from scaler.ports import free_port_range
 from scaler.loadgen.client import OK
 from scaler.loadgen.loadtest import LoadtestConfig, run_loadtest
 from scaler.loadgen.retry import Backoff

@@ -14,7 +14,6 @@ import json
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,31 +29,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from scaler.loadgen.loadtest import LoadtestConfig, LoadtestRun, run_loadtest  # noqa: E402
+from scaler.ports import free_port_range  # noqa: E402
 from scaler.server.process import ServeProcess  # noqa: E402
 from scaler.workloads.lengths import LengthMix  # noqa: E402
 from scaler.workloads.scenarios import burst_scenario  # noqa: E402
 
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
-
-
-def free_port(count: int = 1) -> int:
-    """A base port P with P..P+count-1 free on 127.0.0.1 right now."""
-    for _ in range(200):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            base = sock.getsockname()[1]
-        if base + count < 65000 and all(_free(base + i) for i in range(count)):
-            return base
-    raise RuntimeError(f"no run of {count} free ports")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-            return True
-        except OSError:
-            return False
 
 
 def wait_for(check, timeout: float, what: str, interval: float = 0.1):
@@ -112,7 +92,7 @@ class Lab(ExitStack):
 
     def emulator(self, replicas: int = 2, speed: float = 10.0, model: str = "emu-llama",
                  flags: tuple[str, ...] = ()) -> Fleet:
-        port = free_port(replicas + 1)
+        port = free_port_range(replicas + 1)
         proc = self._process([sys.executable, "-m", "scaler", "emulate", "--port", str(port), "--replicas",
                               str(replicas), "--max-replicas", str(replicas), "--speed", str(speed), "--model", model,
                               *flags], f"emulator-{port}")
@@ -122,7 +102,7 @@ class Lab(ExitStack):
 
     def prometheus(self, targets: list[str], scrape_interval_s: float = 1.0) -> str:
         """A Prometheus scraping `targets` every `scrape_interval_s`; its URL once all are up."""
-        port = free_port()
+        port = free_port_range(1)
         data = self.workdir / f"prometheus-{port}"
         data.mkdir()
         interval = f"{scrape_interval_s:g}s"

@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +29,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from scaler.ports import free_port, free_port_range  # noqa: F401 (tests import them from here)
 
 REPO = Path(__file__).resolve().parent.parent
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
@@ -50,30 +51,6 @@ def poll_until(fn, timeout: float, what: str, interval: float = 0.1):
             pytest.fail(f"timed out after {timeout} s waiting for {what}" + (f" (last error: {last_error})"
                                                                              if last_error else ""))
         time.sleep(interval)
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def free_port_range(count: int) -> int:
-    """A base port P with P..P+count-1 all free on loopback right now."""
-    for _ in range(200):
-        base = free_port()
-        if base + count < 65000 and all(_port_free(base + i) for i in range(count)):
-            return base
-    raise RuntimeError(f"no run of {count} free ports on 127.0.0.1")
 
 
 def http_get(url: str, timeout: float = 5.0) -> tuple[int, bytes]:

@@ -22,11 +22,12 @@ from rich.console import Console
 from scaler.demo.actuator import Actuator, ActuatorEvent, ExternalTrigger, PrometheusTrigger, SourceTrigger
 from scaler.demo.fleetwatch import FleetSample, FleetWatch, file_sd, scaler_state, write_file_sd
 from scaler.demo.processes import (
-    ProcessError, ProcessGroup, envoy_binary, free_port, free_port_range, http_ok, prometheus_binary, python_command, wait_until,
+    ProcessError, ProcessGroup, envoy_binary, http_ok, prometheus_binary, python_command, wait_until,
 )
 from scaler.demo.scenario import MODEL, DemoScenario
 from scaler.loadgen.loadtest import LoadtestConfig, LoadtestRun, run_loadtest
 from scaler.loadgen.retry import Backoff
+from scaler.ports import free_port, free_port_range
 from scaler.render.envoy import render_envoy_config
 from scaler.server.metadata import SourceSpec
 from scaler.server.process import ServeProcess
