@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 
 # How many standard deviations of Poisson noise a change in arrival rate must exceed to count.
-TREND_MIN_Z = 2.0
+TREND_MIN_Z = 3.0
 # Consecutive snapshots with a non-empty queue before the batch counts as full.
 SUSTAINED_SNAPSHOTS = 3
 
