@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
-from scaler.policy.config import REQUEST_CLASSES
+from scaler.policy.config import REQUEST_CLASSES, ConfigError
 
 OTHER_TENANT = "other"
 
@@ -22,11 +22,12 @@ OTHER_TENANT = "other"
 DEFAULT_CLASS_RESERVE = MappingProxyType({"interactive": 0.0, "agent": 0.25, "background": 0.5, "batch": 0.75})
 
 
-class AdmissionConfigError(ValueError):
-    def __init__(self, field_name: str, expected: str, got: object = None):
-        self.field = field_name
-        shown = "" if got is None else f", got {str(got)[:80]!r}"
-        super().__init__(f"{field_name}: expected {expected}{shown}")
+class AdmissionConfigError(ConfigError):
+    """A shedding setting that cannot be used, named like the policy's metadata errors."""
+
+    @property
+    def field(self) -> str:
+        return self.key
 
 
 @dataclass(frozen=True)
