@@ -120,14 +120,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         learned_s = _learn(learned_s, running / ready)
         if mu > 0 and history_s >= config.rate_window_s / 2:
             learned_c = _learn(learned_c, mu / ready)
-    if config.per_replica_capacity_rps is not None:
-        capacity, capacity_source = config.per_replica_capacity_rps, "configured"
-    elif learned_c is not None:
-        capacity, capacity_source = learned_c, "learned"
-    elif config.capacity_prior_rps is not None:
-        capacity, capacity_source = config.capacity_prior_rps, "prior"
-    else:
-        capacity, capacity_source = None, "unknown"
+    capacity, capacity_source = _capacity(config, learned_c)
     slots = config.max_concurrency if config.max_concurrency is not None else learned_s
 
     # A replica past its expected scale-up latency is late for a reason we cannot see (no GPU,
@@ -163,24 +156,9 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     new_state, reason, detail, relax_since = _hysteresis(config, state, target, reason, detail, peak, now, budget)
     changed = new_state != state.state
 
-    # What current capacity can take within budget: the drain rate, plus free batch slots (they
-    # start requests at once) spread until capacity arrives, or minus the queue beyond what
-    # drains within budget, removed within one budget.
     until_capacity = min(remaining) if remaining else scale_up
-    free_slots = max(0.0, ready * slots - running - waiting) if slots is not None else 0.0
-    queued_excess = max(0.0, waiting - drain_rps * budget * config.red_exit_ratio)
-    admission = None
-    if new_state is State.RED:
-        if free_slots > 0:
-            admission = drain_rps + free_slots / max(until_capacity, budget)
-        else:
-            admission = max(0.0, drain_rps - queued_excess / budget)
-
-    # Come back when the excess has drained: the queue beyond what drains within budget now, or
-    # the projected wait beyond budget; or when capacity arrives, if that is sooner.
-    drain_excess = queued_excess / drain_rps if drain_rps > 0 else math.inf
-    retry = min(max(drain_excess, peak - budget), until_capacity)
-    retry = min(max(retry, RETRY_AFTER_BOUNDS_S[0]), RETRY_AFTER_BOUNDS_S[1])
+    admission, retry = _admission_and_retry(config, new_state, waiting, running, ready, slots, drain_rps,
+                                            peak, until_capacity)
 
     # Replicas asked for but not ready: what KEDA will start for ceil(demand).
     if snap.starting_ages is None:
@@ -206,6 +184,37 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         last_ready=ready,
     )
     return decision, next_state
+
+
+def _capacity(config: PolicyConfig, learned: float | None) -> tuple[float | None, str]:
+    if config.per_replica_capacity_rps is not None:
+        return config.per_replica_capacity_rps, "configured"
+    if learned is not None:
+        return learned, "learned"
+    if config.capacity_prior_rps is not None:
+        return config.capacity_prior_rps, "prior"
+    return None, "unknown"
+
+
+def _admission_and_retry(config, state, waiting, running, ready, slots, drain_rps, peak, until_capacity):
+    """The RED admission rate and the Retry-After for refused requests (docs/policy.md)."""
+    budget = config.budget_s
+    # What current capacity can take within budget: the drain rate, plus free batch slots (they
+    # start requests at once) spread until capacity arrives, or minus the queue beyond what
+    # drains within budget, removed within one budget.
+    free_slots = max(0.0, ready * slots - running - waiting) if slots is not None else 0.0
+    queued_excess = max(0.0, waiting - drain_rps * budget * config.red_exit_ratio)
+    admission = None
+    if state is State.RED:
+        if free_slots > 0:
+            admission = drain_rps + free_slots / max(until_capacity, budget)
+        else:
+            admission = max(0.0, drain_rps - queued_excess / budget)
+    # Come back when the excess has drained: the queue beyond what drains within budget now, or
+    # the projected wait beyond budget; or when capacity arrives, if that is sooner.
+    drain_excess = queued_excess / drain_rps if drain_rps > 0 else math.inf
+    retry = min(max(drain_excess, peak - budget), until_capacity)
+    return admission, min(max(retry, RETRY_AFTER_BOUNDS_S[0]), RETRY_AFTER_BOUNDS_S[1])
 
 
 def _learn(current: float | None, sample: float) -> float:
