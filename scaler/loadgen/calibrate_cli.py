@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from scaler.loadgen.calibrate import CalibrateConfig, Level, calibration_block, run_calibration, safe_level
+from scaler.loadgen.loadtest_cli import add_endpoint_arguments
 
 HELP = "find one replica's safe concurrency and capacity under a TTFT p95 target; print the calibration block"
 EPILOG = """Point it at ONE replica (a vLLM pod's port, or the emulator's replica port PORT+1), not at a
@@ -33,11 +34,8 @@ CONFIG_FLAGS = {"target_p95_s": "--ttft-p95", "speed": "--speed", "timeout_s": "
 def register(subparsers) -> None:
     parser = subparsers.add_parser("calibrate", help=HELP, description=HELP, epilog=EPILOG,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("url", help="one replica: http://host:8000 (vLLM, emulator replica), http://host/openai (KServe)")
+    add_endpoint_arguments(parser, "one replica: http://host:8000 (vLLM, emulator replica), http://host/openai (KServe)")
     parser.add_argument("--ttft-p95", type=float, required=True, help="TTFT p95 target in seconds (the spec's slo)")
-    parser.add_argument("--api", choices=("completions", "chat"), default=None, help="OpenAI API (default completions)")
-    parser.add_argument("--model", default=None, help="model name (default: the first of GET /v1/models)")
-    parser.add_argument("--speed", type=float, default=1.0, help="the emulator's --speed (latencies in model seconds)")
     parser.add_argument("--prompt-tokens", type=int, default=512, help="prompt size of every request (default 512)")
     parser.add_argument("--max-tokens", type=int, default=128, help="mean output size (default 128)")
     parser.add_argument("--spread", type=float, default=0.25,
@@ -45,7 +43,6 @@ def register(subparsers) -> None:
     parser.add_argument("--min-requests", type=int, default=30, help="measured requests per level, at least")
     parser.add_argument("--rounds", type=int, default=4, help="each level sends at least rounds x concurrency requests")
     parser.add_argument("--max-concurrency", type=int, default=256, help="stop doubling here (default 256)")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds before a request counts as failed")
     parser.add_argument("--seed", type=int, default=1, help="random seed (output sizes, start stagger)")
     parser.add_argument("--out", default="calibrate-out", help="directory for calibrate.json and calibrate.png")
     parser.set_defaults(func=main)

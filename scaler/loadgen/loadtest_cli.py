@@ -24,15 +24,20 @@ EPILOG = """examples:
 """
 
 
-def add_client_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options shared by loadtest and calibrate: where to send and how to retry."""
-    parser.add_argument("url", help="service URL: http://host:8000 (vLLM, emulator), http://host/openai (KServe)")
+def add_endpoint_arguments(parser: argparse.ArgumentParser, url_help: str) -> None:
+    """Options shared by loadtest and calibrate: where to send, and how to read the timings."""
+    parser.add_argument("url", help=url_help)
     parser.add_argument("--api", choices=("completions", "chat"), default=None,
                         help="OpenAI API to call (default completions, or what the URL names)")
     parser.add_argument("--model", default=None, help="model name (default: the first of GET /v1/models)")
     parser.add_argument("--speed", type=float, default=1.0,
                         help="the emulator's --speed: schedules are compressed and latencies reported in model seconds")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds before a request counts as failed")
+
+
+def add_client_arguments(parser: argparse.ArgumentParser) -> None:
+    """loadtest's client: the endpoint, how to retry refusals, and the tenant/class headers."""
+    add_endpoint_arguments(parser, "service URL: http://host:8000 (vLLM, emulator), http://host/openai (KServe)")
     parser.add_argument("--max-retries", type=int, default=3, help="retries of a 429/503 before giving up (default 3)")
     parser.add_argument("--backoff-base", type=float, default=0.5, help="first backoff without Retry-After, seconds")
     parser.add_argument("--backoff-cap", type=float, default=60.0, help="longest wait before a retry, seconds")
