@@ -14,7 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from scaler.emulator.metrics import VllmMetrics
 from scaler.engine import EngineParams, Replica, Request
 
-CAPTURE = Path(__file__).resolve().parents[2] / "shared" / "vllm" / "metrics_sample_0.29.0.txt"
+CAPTURE = Path(__file__).parent / "fixtures" / "vllm" / "metrics_sample_0.29.0.txt"
 MODEL = "emu-llama"
 REQUIRED = [
     "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",

@@ -14,7 +14,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 DASHBOARD = REPO / "manifests" / "dashboards" / "slo-scaler.json"
-VLLM_CAPTURE = REPO.parent / "shared" / "vllm" / "metrics_sample_0.29.0.txt"
+VLLM_CAPTURE = Path(__file__).parent / "fixtures" / "vllm" / "metrics_sample_0.29.0.txt"
 SLO_SCALER = {  # the scaler's contract (scaler/server/metrics.py, scaler/rls/metrics.py)
     "slo_scaler_state", "slo_scaler_pressure", "slo_scaler_demand_replicas", "slo_scaler_ready_replicas",
     "slo_scaler_starting_replicas", "slo_scaler_estimated_wait_seconds", "slo_scaler_ttft_budget_seconds",

@@ -1,6 +1,6 @@
 """Every object we ship or render validates against the real schemas, after a real `kubectl kustomize`.
 
-Custom resources: the upstream CRDs in ../shared/crds (KServe, KEDA, Istio, Prometheus Operator),
+Custom resources: the upstream CRDs in tests/fixtures/crds (see SOURCES.md there) (KServe, KEDA, Istio, Prometheus Operator),
 made strict (unknown fields are errors, as with `kubectl apply --validate=strict`), with metadata
 checked as Kubernetes ObjectMeta. Core objects: Kubernetes' own JSON schemas, strict, from the
 `kubernetes-validate` PyPI package (shipped in the wheel, so this works offline).
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import os
 import subprocess
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import yaml
 kubernetes_validate = pytest.importorskip("kubernetes_validate")
 
 REPO = Path(__file__).resolve().parents[1]
-CRDS = Path(os.environ.get("SLO_SCALER_CRDS", REPO.parent / "shared" / "crds"))
+CRDS = Path(__file__).parent / "fixtures" / "crds"
 KUBERNETES_VERSION = "1.32"
 EXAMPLES = REPO / "manifests" / "examples"
 BUILDS = ["manifests", "manifests/base", "manifests/overlays/tls", "manifests/dashboards"] + sorted(
@@ -54,7 +53,7 @@ def _strict(schema):
 
 @functools.cache
 def crd_schemas() -> dict[tuple[str, str], dict]:
-    assert CRDS.is_dir(), f"CRD schemas not found in {CRDS} (set SLO_SCALER_CRDS)"
+    assert CRDS.is_dir(), f"CRD schemas not found in {CRDS}"
     schemas = {}
     for path in sorted(CRDS.glob("*.yaml")):
         for doc in yaml.load_all(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # 3 MB of CRDs

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from scaler.sim.workload import TRACES_DIR
 from scaler.workloads import (
     Arrival, LengthMix, TraceError, burst_scenario, load_trace, mix, poisson, rate_profile, rate_scale,
     spread_ties, tenant_mix_scenario,
 )
 
-TRACES = str(Path(__file__).resolve().parents[2] / "shared" / "traces")
+TRACES = str(TRACES_DIR)
 
 
 def test_burst_scenario_has_three_phases_at_the_asked_rates():

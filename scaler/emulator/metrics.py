@@ -1,7 +1,7 @@
 """vLLM V1's Prometheus families for one emulated replica, fed from the engine model.
 
 Names, types, help strings, label names and bucket bounds are those of a real vLLM 0.29.0
-scrape (/work/shared/vllm/metrics_sample_0.29.0.txt; tests compare against it). When values
+scrape (tests/fixtures/vllm/metrics_sample_0.29.0.txt; tests compare against it). When values
 are observed follows vLLM V1: TTFT and inter-token latency as tokens appear, prompt tokens
 when the prefill completes, and the per-request histograms (queue, prefill, decode,
 inference, e2e, ...) only when the request finishes. Every duration is in model seconds.

@@ -81,7 +81,7 @@ def register(subparsers) -> None:
     parser.add_argument("--jobs", type=_count("--jobs"), default=bench.default_jobs(),
                         help="worker processes (default: the CPUs available)")
     parser.add_argument("--traces-dir", type=Path, default=TRACES_DIR, metavar="DIR",
-                        help="where the built-in traces live (default ../shared/traces)")
+                        help="where the built-in traces live (default: the copies shipped inside the package)")
     parser.set_defaults(func=main)
 
 

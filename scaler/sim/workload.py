@@ -20,7 +20,7 @@ from scaler.workloads import (
 )
 from scaler.workloads.scenarios import BATCH_LENGTHS
 
-TRACES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
+TRACES_DIR = Path(__file__).resolve().parents[1] / "workloads" / "traces_data"  # package data, see its SOURCES.md
 PEAK_BIN_S = 10.0  # static provisioning covers the busiest window of this length
 OPENING_S = 120.0  # autoscaled policies start with what the mean rate of this opening period needs
 BURST_WINDOW_S = 60.0  # for traces, "the burst" is the busiest minute
