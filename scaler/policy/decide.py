@@ -26,10 +26,12 @@ class State(str, Enum):
     GREEN = "GREEN"
     YELLOW = "YELLOW"
     RED = "RED"
+    UNKNOWN = "UNKNOWN"  # no or stale evidence: set by the server, never by decide(); sheds nothing
 
     @property
     def severity(self) -> int:
-        return ("GREEN", "YELLOW", "RED").index(self.value)
+        """GREEN < YELLOW < RED; UNKNOWN is below GREEN, so any evidence escalates from it."""
+        return ("UNKNOWN", "GREEN", "YELLOW", "RED").index(self.value) - 1
 
 
 @dataclass(frozen=True)
