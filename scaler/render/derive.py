@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from scaler.modelconfig.build import scaler_settings
+from scaler.modelconfig.runtime import metadata_of
 from scaler.spec import AUTO, Issue, ModelSpec, SpecError
 
 # Classes whose users wait on the first token: bursts must be absorbed by replicas already up.
@@ -145,14 +147,27 @@ def _target(spec: ModelSpec, source: str, steps: list[Step]) -> tuple[int, float
     if safe < 2:
         raise SpecError(source, [Issue("calibration.safeConcurrency", "at least 2, so the autoscaler target can sit below it", safe)])
     asked = spec.scaler.target_utilization
-    target = max(1, min(math.floor(safe * asked), safe - 1))
-    utilization = math.floor(target / safe * 10000) / 10000
+    target, utilization = target_concurrency(safe, asked)
     steps.append(Step(
         "targetUtilization", _fmt(utilization),
         f"per-replica target of {target} concurrent requests, the largest whole number at or below "
         f"{_fmt(asked)} x safe concurrency {safe} and strictly below it; KEDA's AverageValue target stays 1 replica-equivalent",
     ))
     return target, utilization
+
+
+def target_concurrency(safe_concurrency: int, asked_utilization: float) -> tuple[int, float]:
+    """Per-replica target concurrency (strictly below the safe one) and the utilisation it deploys as."""
+    target = max(1, min(math.floor(safe_concurrency * asked_utilization), safe_concurrency - 1))
+    return target, math.floor(target / safe_concurrency * 10000) / 10000
+
+
+def burst_replicas(base_rps: float, peak_rps: float, growth_rps_per_s: float, latency_s: float,
+                   carry_rps: float) -> tuple[int, float]:
+    """Replicas that must already be up for a burst (and the rate they must carry): the rate a
+    burst reaches during one scale-up latency, capped at the peak, at `carry_rps` per replica."""
+    reach = min(base_rps + growth_rps_per_s * latency_s, peak_rps)
+    return (math.ceil(reach / carry_rps) if carry_rps > 0 else 0), reach
 
 
 def _burst_replicas(spec: ModelSpec, latency: float | None, carry: float | None, steps: list[Step]) -> int | None:
@@ -164,8 +179,8 @@ def _burst_replicas(spec: ModelSpec, latency: float | None, carry: float | None,
         missing = "scaleUpLatencySeconds" if latency is None else "perReplicaCapacity"
         steps.append(Step("burstReplicas", "-", f"calibration.{missing} is 'auto': burst headroom cannot be sized, replicas.min is used as is"))
         return None
-    reach = min(t.base_requests_per_second + t.burst_growth_per_second * latency, t.peak_requests_per_second)
-    needed = math.ceil(reach / carry) if carry > 0 else 0
+    needed, reach = burst_replicas(t.base_requests_per_second, t.peak_requests_per_second,
+                                   t.burst_growth_per_second, latency, carry)
     steps.append(Step(
         "burstReplicas", needed,
         f"a burst grows {_fmt(t.burst_growth_per_second)} req/s per s for the {_fmt(latency)} s a new replica takes: "
@@ -213,32 +228,13 @@ def _scale_to_zero(spec: ModelSpec, source: str, latency: float | None, needed: 
 
 
 def trigger_metadata(spec: ModelSpec, derived: Derived) -> dict[str, str]:
-    """The ScaledObject trigger metadata, exactly as KEDA passes it to the scaler (all strings)."""
-    s, cal, th = spec.scaler, spec.calibration, spec.scaler.thresholds
-    meta = {
-        "scalerAddress": scaler_address(spec, "keda"),
-        "model": spec.model.served_name,
-        "namespace": spec.namespace,
-        "podSelector": f"serving.kserve.io/inferenceservice={spec.name}",
-        "metricsPort": str(spec.runtime.port),
-        "ttftSloSeconds": _fmt(spec.slo.ttft_p95_seconds),
-        "requestClass": spec.request_class,
-        "source": s.source,
-        "scaleUpLatencySeconds": AUTO if derived.scale_up_latency is None else _fmt(derived.scale_up_latency),
-        "perReplicaCapacity": AUTO if cal.per_replica_capacity == AUTO else _fmt(cal.per_replica_capacity),
-        "maxConcurrency": _fmt(cal.safe_concurrency),
-        "targetUtilization": _fmt(derived.target_utilization),
-        "expectedPrefillSeconds": _fmt(cal.expected_prefill_seconds),
-        "yellowEnterRatio": _fmt(th.yellow_enter_ratio),
-        "yellowExitRatio": _fmt(th.yellow_exit_ratio),
-        "redEnterRatio": _fmt(th.red_enter_ratio),
-        "redExitRatio": _fmt(th.red_exit_ratio),
-        "stateHoldSeconds": _fmt(th.state_hold_seconds),
-    }
-    if s.prometheus_address is not None:
-        meta["prometheusAddress"] = s.prometheus_address
-    if s.scrape_targets:
-        meta["scrapeTargets"] = ",".join(s.scrape_targets)
+    """The ScaledObject trigger metadata, exactly as KEDA passes it to the scaler (all strings).
+
+    The scaler keys come from the same values as the model's runtime config (scaler.modelconfig),
+    so the ConfigMap and the ScaledObject always agree.
+    """
+    s = spec.scaler
+    meta = {"scalerAddress": scaler_address(spec, "keda"), **metadata_of(scaler_settings(spec, derived), spec.model.served_name)}
     if s.tls.enabled:
         meta["enableTLS"] = "true"
         meta["unsafeSsl"] = "true" if s.tls.unsafe_ssl else "false"
