@@ -42,3 +42,22 @@ def test_a_rising_trend_is_capped_not_extrapolated_into_a_wall():
     capped = peak_wait(0, 1.6, 1.0, 7.0, 7.0, [], 300, max_arrival_rps=4.8)
     assert capped == 0.0
     assert peak_wait(0, 1.6, 1.0, 7.0, 7.0, [], 300) > 1000
+
+
+def test_peak_wait_matches_a_fine_grid_projection_within_one_grid_step():
+    # The 60-point grid (plus landing times) may read low by what the wait grows in one step;
+    # the fast path (no queue can form) is exact. A 6,000-point grid is the reference.
+    import random
+    rng = random.Random(7)
+    for _ in range(300):
+        landings = sorted(rng.uniform(0, 70) for _ in range(rng.randint(0, 3)))
+        args = (rng.uniform(-300, 60), rng.uniform(0, 30), rng.choice([0.0, rng.uniform(-0.5, 0.5)]),
+                rng.uniform(1, 25), rng.uniform(0, 5), landings, 60.0)
+        kw = dict(absorb=rng.choice([0.0, 50.0]), max_arrival_rps=3 * args[1])
+        coarse, fine = peak_wait(*args, **kw), peak_wait(*args, **kw, points=6000)
+        if fine == 0.0:
+            assert coarse == 0.0
+            continue
+        # One grid step (1 s) of growth: at most the arrival rate over the drain rate, per second.
+        assert coarse <= fine * (1 + 1e-4) + 1e-9
+        assert coarse >= fine - (3 * args[1] / args[3]) * 1.0 - 1e-9, (args, kw, coarse, fine)

@@ -6,6 +6,7 @@ Pure functions of numbers, shared by the decision core and the admission policy.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 
 
 def drain_time(backlog: float, rate: float, step: float, arrivals: list[float], absorb: float = 0.0) -> float:
@@ -47,22 +48,31 @@ def peak_wait(
     anyone waits. It moves with arrivals at `arrival_rps` (+ trend, capped at `max_arrival_rps`)
     against completions at `rate`; each replica becoming ready adds `absorb` slots and `step`
     req/s. The horizon is the scale-up latency: capacity asked for now cannot help before it.
+    Evaluated on a `points` grid plus every landing time, so it can read up to one grid step low.
     """
+    arrivals = sorted(arrivals)
+    lam_end = arrival_rps + trend_rps2 * horizon_s
+    if excess <= 0 and min(max(arrival_rps, lam_end, 0.0), max_arrival_rps) <= rate:
+        # Arrivals never outpace the drain (which only grows): no queue can form. Exact.
+        return 0.0
     grid = sorted({0.0, horizon_s, *(a for a in arrivals if a < horizon_s),
                    *(horizon_s * i / points for i in range(1, points))})
     worst = drain_time(max(0.0, excess), rate, step, arrivals, absorb)
     # Free slots never grow in the projection: a batch below capacity completes more slowly than
     # `rate`, so letting it empty further would hide how fast it fills again.
     floor = min(excess, 0.0)
-    t, current_rate = 0.0, rate
+    t, current_rate, landed = 0.0, rate, 0
     for nxt in grid[1:]:
         dt = nxt - t
         lam = min(max(0.0, arrival_rps + trend_rps2 * (t + dt / 2)), max_arrival_rps)
         excess = max(floor, excess + (lam - current_rate) * dt)
         t = nxt
-        current_rate = rate + step * sum(1 for a in arrivals if a <= t)
-        landing = absorb * sum(1 for a in arrivals if t - dt < a <= t)
+        now_landed = bisect_right(arrivals, t)
+        current_rate = rate + step * now_landed
+        landing = absorb * (now_landed - landed)
+        landed = now_landed
         excess, floor = excess - landing, floor - landing
-        later = [a - t for a in arrivals if a > t]
-        worst = max(worst, drain_time(max(0.0, excess), current_rate, step, later, absorb))
+        if excess > 0:
+            later = [a - t for a in arrivals[landed:]]
+            worst = max(worst, drain_time(excess, current_rate, step, later, absorb))
     return worst
