@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from importlib import resources
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,9 +19,10 @@ class TemplateError(RuntimeError):
 
 
 def default_templates_dir() -> Path:
-    """`$SLO_SCALER_TEMPLATES`, else `templates/` next to the `scaler` package (repo or image)."""
+    """`$SLO_SCALER_TEMPLATES`, else the templates shipped in the package (`scaler.templates`, which is
+    the repository's templates/ in a source or editable install)."""
     configured = os.environ.get(TEMPLATES_ENV)
-    return Path(configured) if configured else Path(__file__).resolve().parents[2] / "templates"
+    return Path(configured) if configured else Path(str(resources.files("scaler.templates")))
 
 
 @lru_cache(maxsize=8)

@@ -15,6 +15,7 @@ from typing import Callable
 
 from scaler.admission import AdmissionState, Verdict, admit, classify, other_domain, unknown_model
 from scaler.admission.admit import QUOTA_REASON
+from scaler.modelconfig.runtime import ModelAdmission
 from scaler.rls.metrics import UNKNOWN_MODEL, RlsMetrics
 from scaler.rls.settings import RlsSettings
 from scaler.rls.stubs import rls
@@ -33,17 +34,19 @@ class RateLimitService:
         self.metrics = metrics
         self._rand = rand
         self._states: dict[str, AdmissionState] = {}
+        # A model's own codes, tenants, YELLOW classes and shadow flag (serve --config), else the flags'.
+        self._per_model = ModelAdmission(registry.shedding, settings.admission, settings.shadow)
 
     async def ShouldRateLimit(self, request, context):  # noqa: N802 (the gRPC method name)
         return self.should_rate_limit(request)
 
     def should_rate_limit(self, request):
         try:
-            verdict, model = self._decide(request)
+            verdict, model, shadow = self._decide(request)
         except Exception:  # fail open: never turn a bug in the shedder into an outage
             log.exception("rate-limit decision failed; admitting", extra={"fields": {"event": "rls_error"}})
             return rls.RateLimitResponse(overall_code=OK)
-        enforced = verdict.admitted or not self.settings.shadow
+        enforced = verdict.admitted or not shadow
         reason = verdict.reason if enforced else f"shadow-{verdict.reason}"
         code = verdict.code_label if enforced else "OK"
         self.metrics.count(model, verdict.request_class, verdict.tenant, code, reason)
@@ -51,23 +54,24 @@ class RateLimitService:
             return refusal(verdict)
         return rls.RateLimitResponse(overall_code=OK)
 
-    def _decide(self, request) -> tuple[Verdict, str]:
+    def _decide(self, request) -> tuple[Verdict, str, bool]:
         entries = _entries(request)
         cost = max(1, request.hits_addend)
         if request.domain != self.settings.domain:
-            return other_domain(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_MODEL
+            return other_domain(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_MODEL, self.settings.shadow
         entry = self.registry.get(entries["model"]) if "model" in entries else None
         if entry is None:
-            return unknown_model(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_MODEL
+            return unknown_model(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_MODEL, self.settings.shadow
         req = classify(entries, entry.config.request_class, cost)
         state = self._states.get(entry.name) or AdmissionState()
-        verdict, self._states[entry.name] = admit(self.settings.admission, state, req, entry.decision,
+        admission, shadow = self._per_model.for_model(entry.name)
+        verdict, self._states[entry.name] = admit(admission, state, req, entry.decision,
                                                   self.registry.clock(), self._rand(), self.settings.decision_max_age_s)
         if verdict.reason != QUOTA_REASON:
             # Demand the scaler should serve: what was admitted or shed for capacity. Requests past
             # their tenant's quota would be refused however many replicas ran, so they are not.
             entry.record_arrivals(req.cost)
-        return verdict, entry.name
+        return verdict, entry.name, shadow
 
 
 def refusal(verdict: Verdict):

@@ -93,6 +93,9 @@ class ScalerApp:
                              discovery=discovery, forget_after_s=args.forget_after)
         self.metrics_registry = CollectorRegistry(auto_describe=False)
         self.metrics_registry.register(ScalerCollector(self.registry))
+        self.config_watcher = _config_watcher(args, self.registry)
+        if self.config_watcher is not None:
+            self.metrics_registry.register(self.config_watcher)
         self.grpc_port = self.metrics_port = None
 
     async def start(self) -> None:
@@ -116,6 +119,7 @@ class ScalerApp:
         self.runner, self.metrics_port = await _metrics_site(self.metrics_registry, args.host, args.metrics_port)
         self.rls = await rls_server.start(self.registry, args, self.metrics_registry)  # its metrics on our /metrics
         self.poll_task = asyncio.create_task(self.poller.run())
+        self.config_task = asyncio.create_task(self.config_watcher.run()) if self.config_watcher else None
         log.info("serving", extra={"fields": {
             "event": "serving", "grpc_port": self.grpc_port, "metrics_port": self.metrics_port,
             "tls": self.credentials is not None, "rls": self.rls is not None,
@@ -125,6 +129,8 @@ class ScalerApp:
         log.info("shutting down", extra={"fields": {"event": "shutdown"}})
         await self.health.enter_graceful_shutdown()
         self.poll_task.cancel()
+        if self.config_task is not None:
+            self.config_task.cancel()
         await asyncio.gather(self.server.stop(SHUTDOWN_GRACE_S),
                              *([self.rls.stop(SHUTDOWN_GRACE_S)] if self.rls else []))
         await asyncio.gather(self.poll_task, return_exceptions=True)
@@ -143,6 +149,20 @@ async def serve(args: argparse.Namespace) -> int:
     await stop.wait()
     await app.stop()
     return 0
+
+
+def _config_watcher(args: argparse.Namespace, registry: ModelRegistry):
+    """serve --config: applied once before serving (a bad one is logged and counted, and the
+    scaler runs on trigger metadata until a good version arrives), then watched every poll."""
+    if not getattr(args, "config", None):
+        return None
+    from scaler.modelconfig.watch import ConfigWatcher
+
+    if not os.path.exists(args.config):
+        raise StartupError(f"--config {args.config}: expected a directory of model config files or one file (not found)")
+    watcher = ConfigWatcher(args.config, registry, interval_s=args.poll_interval)
+    watcher.check()
+    return watcher
 
 
 def _credentials(args: argparse.Namespace) -> grpc.ServerCredentials | None:

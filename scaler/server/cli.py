@@ -33,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(repeatable; also SLO_SCALER_DEFAULT_<KEY> such as SLO_SCALER_DEFAULT_TTFT_SLO_SECONDS)")
     parser.add_argument("--models", metavar="FILE",
                         help="YAML list of models to poll from start (each a mapping of trigger metadata keys)")
+    parser.add_argument("--config", metavar="DIR|FILE",
+                        help="per-model runtime config rendered by `slo-scaler render` (a mounted ConfigMap directory or "
+                        "one file; docs/modelconfig.md): wins over trigger metadata, reloaded when it changes")
     parser.add_argument("--discovery", choices=("auto", "kubernetes", "off"), default="auto",
                         help="pod discovery for podSelector: auto uses in-cluster or kubeconfig credentials when "
                         "present (default auto)")

@@ -118,6 +118,10 @@ class ModelRegistry:
         meta.check_defaults(defaults or {})
         self.defaults = dict(defaults or {})
         self.clock = clock
+        # serve --config (scaler.modelconfig.watch.apply): per model, metadata that wins over the
+        # trigger's, and the shedding settings the rate-limit service enforces.
+        self.configured: dict[str, dict[str, str]] = {}
+        self.shedding: dict[str, object] = {}
         self._entries: dict[str, ModelEntry] = {}
         self._parsed: OrderedDict[tuple, meta.ScalerMetadata | meta.ConfigError] = OrderedDict()
         self._subscribers: set[asyncio.Queue] = set()
@@ -131,7 +135,7 @@ class ModelRegistry:
 
     def ensure(self, metadata: Mapping[str, str], namespace: str | None = None, pinned: bool = False) -> ModelEntry:
         """The entry for a trigger's metadata, created or updated; ConfigError when invalid."""
-        parsed = self._parse(metadata, namespace)
+        parsed = self._parse({**metadata, **self.configured.get(metadata.get("model"), {})}, namespace)
         entry = self._entries.get(parsed.model)
         if entry is None:
             entry = self._entries[parsed.model] = ModelEntry(parsed, self.clock, self._publish, pinned)

@@ -45,6 +45,7 @@ def _mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = Fals
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+UniqueKeyLoader = _UniqueKeyLoader  # also used for serve --config files (scaler.modelconfig)
 
 
 def load_spec(path: str | Path) -> ModelSpec:

@@ -124,6 +124,10 @@ class Shedding(_Spec):
     status_code: Literal[429, 503] = Field(503, description="status for requests shed because capacity cannot meet the SLO")
     tenant_quota_status_code: Literal[429, 503] = Field(429, description="status for requests over their tenant's quota")
     tenants: list[Tenant] = Field(default_factory=list)
+    yellow_shed_classes: list[RequestClass] = Field(
+        default_factory=lambda: ["batch", "background"], description="classes refused while the model is YELLOW (queue growing)"
+    )
+    shadow: bool = Field(False, description="decide and count, never refuse (roll out in shadow, watch the reason=shadow-* metrics, then enforce)")
     rls_timeout_ms: Annotated[int, Field(ge=5, le=1000)] = Field(50, description="Envoy waits this long for the rate-limit service, then admits")
 
 
@@ -176,6 +180,27 @@ class Alerts(_Spec):
     )
 
 
+# KServe releases this renderer supports: `serving.kserve.io/deploymentMode: Standard` exists
+# from 0.16 (older ones only know RawDeployment, and silently fall back to the configmap default,
+# often Serverless, on a value they do not know); 0.20 is the newest checked.
+KSERVE_VERSIONS = ("0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20")
+STANDARD_MODE_SINCE = "0.16"
+
+
+class KServe(_Spec):
+    version: Literal["0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20"] = Field(
+        "0.16", description="installed KServe minor version: 0.16 and later get deploymentMode Standard, 0.14 and 0.15 RawDeployment"
+    )
+
+
+class Monitoring(_Spec):
+    labels: dict[LabelKey, LabelValue] = Field(
+        default_factory=lambda: {"release": "kube-prometheus-stack"},
+        description="labels on the PodMonitor and PrometheusRule so the Prometheus Operator selects them "
+        "(kube-prometheus-stack selects its Helm release label by default)",
+    )
+
+
 class ModelSpec(_Spec):
     """One served model: everything needed to render its manifests and configure the scaler."""
 
@@ -194,3 +219,5 @@ class ModelSpec(_Spec):
     gateway: Gateway = Field(default_factory=Gateway)
     scaler: Scaler = Field(default_factory=Scaler)
     alerts: Alerts = Field(default_factory=Alerts)
+    monitoring: Monitoring = Field(default_factory=Monitoring)
+    kserve: KServe = Field(default_factory=KServe)

@@ -1,0 +1,86 @@
+"""A ModelConfig as the running server uses it: trigger-metadata strings for the scaler's parser and
+the shedding settings for the rate-limit service. Imported by `serve`; keep it light (no render)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Mapping
+
+from scaler.admission.config import AdmissionConfig, TenantConfig, tenants_from_spec
+from scaler.modelconfig.schema import ModelConfig, ScalerSettings
+
+# ScalerSettings field -> trigger metadata key (the server's parser takes the KEDA spelling).
+_LISTS = {"scrape_targets"}
+
+
+@dataclass(frozen=True)
+class ModelShedding:
+    enabled: bool
+    shadow: bool
+    capacity_code: int
+    quota_code: int
+    yellow_shed: frozenset[str]
+    tenants: tuple[tuple[str, TenantConfig], ...]
+
+    @property
+    def enforced(self) -> bool:
+        """False: decide and count, never refuse (shadow mode, or shedding switched off for the model)."""
+        return self.enabled and not self.shadow
+
+    def admission(self, base: AdmissionConfig) -> AdmissionConfig:
+        """The server's admission thresholds with this model's codes, YELLOW classes and tenants."""
+        return replace(base, capacity_code=self.capacity_code, quota_code=self.quota_code,
+                       yellow_shed=self.yellow_shed, tenants=dict(self.tenants))
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    model: str
+    metadata: Mapping[str, str]  # trigger metadata keys, values as KEDA would pass them
+    shedding: ModelShedding
+    source: str  # the file it came from
+
+
+def fmt(value: float | int | str) -> str:
+    """A number as KEDA metadata spells it: 1.5, 75 (not 75.0); 'auto' stays."""
+    if isinstance(value, str):
+        return value
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def metadata_of(settings: ScalerSettings, model: str) -> dict[str, str]:
+    out = {"model": model}
+    for name, field in ScalerSettings.model_fields.items():
+        value = getattr(settings, name)
+        if value is None or value == []:
+            continue
+        out[field.alias or name] = ",".join(value) if name in _LISTS else fmt(value)
+    return dict(sorted(out.items()))
+
+
+def settings_of(config: ModelConfig, source: str) -> ModelSettings:
+    shed = config.shedding
+    shedding = ModelShedding(
+        enabled=shed.enabled, shadow=shed.shadow, capacity_code=shed.status_code, quota_code=shed.tenant_quota_status_code,
+        yellow_shed=frozenset(shed.yellow_shed_classes), tenants=tuple(sorted(tenants_from_spec(shed.tenants).items())))
+    return ModelSettings(config.model, metadata_of(config.scaler, config.model), shedding, source)
+
+
+class ModelAdmission:
+    """The admission settings and shadow flag in force for a model: its config's (serve --config),
+    else the server-wide flags'. Derived settings are cached until the model's config changes."""
+
+    def __init__(self, shedding: Mapping[str, ModelShedding], base: AdmissionConfig, shadow: bool) -> None:
+        self.shedding = shedding  # the registry's live mapping, replaced in place on reload
+        self.base, self.shadow = base, shadow
+        self._cache: dict[str, tuple[ModelShedding, AdmissionConfig]] = {}
+
+    def for_model(self, model: str) -> tuple[AdmissionConfig, bool]:
+        shed = self.shedding.get(model)
+        if shed is None:
+            return self.base, self.shadow
+        cached = self._cache.get(model)
+        if cached is None or cached[0] != shed:
+            cached = self._cache[model] = (shed, shed.admission(self.base))
+        return cached[1], self.shadow or not shed.enforced
