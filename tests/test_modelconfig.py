@@ -238,3 +238,61 @@ def test_serve_refuses_a_config_path_that_does_not_exist(tmp_path):
 def test_metadata_parser_accepts_every_rendered_config():
     for settings in load_path(CONFIG_DIR).models.values():
         meta.parse(settings.metadata)
+
+
+# -- batch-summarize's 429 on capacity, end to end through a real Envoy with its rendered envoy.yaml --
+
+def _loopback(envoy_yaml: str, listen: int, admin: int, upstream: int, rls_port: int) -> str:
+    """The rendered envoy.yaml with only its addresses moved to loopback (no Kubernetes DNS here)."""
+    config = yaml.safe_load(envoy_yaml)
+    config["admin"]["address"]["socket_address"]["port_value"] = admin
+    config["static_resources"]["listeners"][0]["address"]["socket_address"]["port_value"] = listen
+    for cluster, port in zip(config["static_resources"]["clusters"], (upstream, rls_port)):
+        cluster["type"] = "STATIC"
+        endpoint = cluster["load_assignment"]["endpoints"][0]["lb_endpoints"][0]["endpoint"]["address"]["socket_address"]
+        endpoint.update(address="127.0.0.1", port_value=port)
+    assert [c["name"] for c in config["static_resources"]["clusters"]] == ["model_upstream", "slo_scaler_rls"]
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+@pytest.mark.integration
+def test_batch_summarize_refuses_capacity_with_429_through_real_envoy(tmp_path):
+    import urllib.error
+    import urllib.request
+
+    from envoy_helpers import EnvoyProcess
+    from scaler_helpers import PageServer, vllm_page
+
+    # One replica, a queue far past what the TTFT budget drains: the scaler goes RED.
+    replica = PageServer(vllm_page(BATCH, waiting=600, running=128))
+    doc = yaml.safe_load((CONFIG_DIR / "llm-batch.batch-summarize.yaml").read_text())
+    scaler_keys = doc["scaler"]
+    scaler_keys.update(scrapeTargets=[replica.url], perReplicaCapacity=1.0)  # a known capacity: no learning phase
+    del scaler_keys["podSelector"]  # no Kubernetes here: the static target instead of discovery
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "batch.yaml").write_text(yaml.safe_dump(doc))
+    rls_port = free_port()
+    # Server-wide flags keep their defaults (capacity 503): the 429 can only come from the model's config.
+    scaler = InProcessScaler("--config", str(tmp_path / "models"), "--poll-interval", "0.2", "--rls-port", str(rls_port))
+    listen, admin = free_port(), free_port()
+    rendered = (REPO / "manifests" / "examples" / "batch-summarize" / "envoy.yaml").read_text()
+    envoy = EnvoyProcess(_loopback(rendered, listen, admin, replica.port, rls_port), admin, tmp_path, "envoy-batch")
+    try:
+        poll_until(lambda: metric(scaler.metrics_text(), "slo_scaler_state", model=BATCH, state="RED") == 1, 20,
+                   "batch-summarize going RED")
+        body = json.dumps({"model": BATCH, "prompt": "summarise", "max_tokens": 8}).encode()
+        req = urllib.request.Request(f"http://127.0.0.1:{listen}/v1/completions", data=body,
+                                     headers={"Content-Type": "application/json"}, method="POST")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(req, timeout=10)
+        error = json.loads(refused.value.read())["error"]
+        assert refused.value.code == 429 and 1 <= int(refused.value.headers["retry-after"]) <= 60
+        assert error["code"] == "overloaded", error  # capacity, not a tenant quota
+        decisions = [line for line in scaler.metrics_text().splitlines()
+                     if line.startswith("slo_scaler_rls_decisions_total{") and f'model="{BATCH}"' in line]
+        assert any('code="429"' in line and "red-" in line for line in decisions), decisions
+        assert not any('code="503"' in line for line in decisions), decisions
+    finally:
+        envoy.stop()
+        scaler.close()
+        replica.close()
