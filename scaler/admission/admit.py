@@ -2,7 +2,7 @@
 
 Order of the rules (the first that refuses gives the reason):
 1. a tenant over its hard quota is refused with the quota code (429), in every state;
-2. no decision yet, or a stale one: admit (the shedder fails open);
+2. no decision yet, an UNKNOWN one (no or stale evidence) or a stale one: admit (fail open);
 3. GREEN admits; YELLOW refuses the configured classes (batch, background) with the capacity code;
 4. RED admits at most `decision.admission_rps` (what current capacity drains within the TTFT
    budget) through a token bucket. A class takes a token only while the bucket stays above its
@@ -96,6 +96,10 @@ def admit(config: AdmissionConfig, state: AdmissionState, request: Request, deci
 
     if decision is None:
         return admitted("no-decision-yet", "the scaler has not decided for this model yet: admitted", state)
+    if decision.state is State.UNKNOWN:
+        # No or stale evidence (the decision's reason says which): missing data never sheds.
+        return admitted(f"unknown-{decision.reason}", f"UNKNOWN, admitted: {decision.detail}",
+                        replace(state, red=None, shares={}))
     if now - decision.time > stale_after_s:
         return admitted("decision-stale", f"the scaler's decision is {now - decision.time:.0f}s old: admitted",
                         replace(state, red=None, shares={}))
