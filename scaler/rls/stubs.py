@@ -1,8 +1,6 @@
-"""The RLS v3 messages (proto/rls.proto, symlinked next to this module so wheels carry it)."""
-
-from pathlib import Path
+"""The RLS v3 messages (proto/rls.proto, generated into scaler/_protos)."""
 
 from scaler import protos
 
-rls = protos.load("rls.proto", Path(__file__).parent)
+rls = protos.load("rls.proto")
 SHOULD_RATE_LIMIT = rls.method("RateLimitService", "ShouldRateLimit")

@@ -1,20 +1,16 @@
-"""KEDA's externalscaler.proto, compiled at import (scaler.protos), and its gRPC plumbing.
+"""KEDA's externalscaler.proto (proto/, generated into scaler/_protos by scaler.protos) and its gRPC plumbing.
 
-The proto sits next to this module: a symlink to the repository's proto/externalscaler.proto in
-a checkout, the file itself in an installed wheel (package data), so both run from one source
-of truth and the message classes cannot drift from it. `service_handler` serves a servicer
-object; `ExternalScalerClient` is the client side (what KEDA does), used by tests and scripts.
+`service_handler` serves a servicer object; `ExternalScalerClient` is the client side (what KEDA
+does), used by tests and scripts.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import grpc
 
 from scaler import protos
 
-PROTO = protos.load(Path(__file__).parent / "externalscaler.proto")
+PROTO = protos.load("externalscaler.proto")
 SERVICE = "ExternalScaler"
 SERVICE_NAME = f"{PROTO.package}.{SERVICE}"  # externalscaler.ExternalScaler, as KEDA dials it
 UNARY = ("IsActive", "GetMetricSpec", "GetMetrics")
