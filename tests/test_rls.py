@@ -17,6 +17,7 @@ from scaler.policy.decide import State
 from scaler.rls import server
 from scaler.rls.service import OK, OVER_LIMIT
 from scaler.rls.stubs import SHOULD_RATE_LIMIT
+from scaler.sources.base import Observation
 
 MODEL = "qwen2.5-7b-instruct"
 
@@ -36,7 +37,10 @@ def harness():
 
 
 def _set(entry, state: State, admission_rps: float | None = None, retry_after_s: float = 10.0):
-    entry.decision = decision(state, admission_rps, retry_after_s, time=entry._clock())
+    """A decision from fresh data, as the poller leaves it (stale data would make it UNKNOWN)."""
+    now = entry._clock()
+    entry.observation = Observation(time=now, waiting=0.0, running=0.0, ready_replicas=1, completed_total=None)
+    entry.decision = decision(state, admission_rps, retry_after_s, time=now)
 
 
 def _headers(response) -> dict[str, str]:

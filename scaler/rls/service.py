@@ -1,9 +1,11 @@
 """ShouldRateLimit: Envoy's descriptor in, the admission verdict out as a RateLimitResponse.
 
-The only mutable state is each model's AdmissionState, replaced after every verdict; the gRPC
-server runs handlers on one asyncio loop, so no lock is needed. The service never answers with
-a gRPC error: whatever goes wrong inside, it admits (Envoy would fail open anyway, but an
-error also costs a timeout and a log line per request).
+The only mutable state is each model's AdmissionState, replaced after every verdict under one
+lock (grpc's worker threads call in; a verdict holds it for ~0.03 ms). The service never answers
+with a gRPC error: whatever goes wrong inside, it admits (Envoy would fail open anyway, but an
+error also costs a timeout and a log line per request). A model that is UNKNOWN (no or stale
+evidence) is admitted with `unknown-<why>` as the reason, counted, and logged at most once per
+UNKNOWN_LOG_EVERY_S per model.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import threading
 from typing import Callable
 
 from scaler.admission import AdmissionState, Verdict, admit, classify, other_domain, unknown_model
@@ -24,6 +27,7 @@ log = logging.getLogger(__name__)
 OK = rls.RateLimitResponse.Code.Value("OK")
 OVER_LIMIT = rls.RateLimitResponse.Code.Value("OVER_LIMIT")
 STATUS_METADATA_KEY = "slo_scaler_status"  # read by local_reply_config in templates/envoy/_ratelimit.j2
+UNKNOWN_LOG_EVERY_S = 10.0
 _ERROR_TYPES = {"capacity": ("server_error", "overloaded"), "quota": ("requests", "rate_limit_exceeded")}
 
 
@@ -36,20 +40,25 @@ class RateLimitService:
         self._states: dict[str, AdmissionState] = {}
         # A model's own codes, tenants, YELLOW classes and shadow flag (serve --config), else the flags'.
         self._per_model = ModelAdmission(registry.shedding, settings.admission, settings.shadow)
+        self._lock = threading.Lock()
+        self._unknown_logged: dict[str, tuple[float, int]] = {}  # model -> (last log time, admits since)
 
-    async def ShouldRateLimit(self, request, context):  # noqa: N802 (the gRPC method name)
+    def ShouldRateLimit(self, request, context):  # noqa: N802 (the gRPC method name)
         return self.should_rate_limit(request)
 
     def should_rate_limit(self, request):
         try:
-            verdict, model, shadow = self._decide(request)
+            with self._lock:
+                verdict, model, shadow = self._decide(request)
+                enforced = verdict.admitted or not shadow
+                reason = verdict.reason if enforced else f"shadow-{verdict.reason}"
+                code = verdict.code_label if enforced else "OK"
+                self.metrics.count(model, verdict.request_class, verdict.tenant, code, reason)
+                if verdict.state == "UNKNOWN" and verdict.reason.startswith("unknown-"):
+                    self._log_unknown(model, verdict)
         except Exception:  # fail open: never turn a bug in the shedder into an outage
             log.exception("rate-limit decision failed; admitting", extra={"fields": {"event": "rls_error"}})
             return rls.RateLimitResponse(overall_code=OK)
-        enforced = verdict.admitted or not shadow
-        reason = verdict.reason if enforced else f"shadow-{verdict.reason}"
-        code = verdict.code_label if enforced else "OK"
-        self.metrics.count(model, verdict.request_class, verdict.tenant, code, reason)
         if enforced and not verdict.admitted:
             return refusal(verdict)
         return rls.RateLimitResponse(overall_code=OK)
@@ -65,13 +74,25 @@ class RateLimitService:
         req = classify(entries, entry.config.request_class, cost)
         state = self._states.get(entry.name) or AdmissionState()
         admission, shadow = self._per_model.for_model(entry.name)
-        verdict, self._states[entry.name] = admit(admission, state, req, entry.decision,
-                                                  self.registry.clock(), self._rand(), self.settings.decision_max_age_s)
+        now = self.registry.clock()
+        verdict, self._states[entry.name] = admit(admission, state, req, entry.decision_at(now), now, self._rand(),
+                                                  self.settings.decision_max_age_s)
         if verdict.reason != QUOTA_REASON:
             # Demand the scaler should serve: what was admitted or shed for capacity. Requests past
             # their tenant's quota would be refused however many replicas ran, so they are not.
             entry.record_arrivals(req.cost)
         return verdict, entry.name, shadow
+
+    def _log_unknown(self, model: str, verdict: Verdict) -> None:
+        now = self.registry.clock()
+        last, since = self._unknown_logged.get(model, (-UNKNOWN_LOG_EVERY_S, 0))
+        if now - last < UNKNOWN_LOG_EVERY_S:
+            self._unknown_logged[model] = (last, since + 1)
+            return
+        self._unknown_logged[model] = (now, 0)
+        log.warning("admitting: model state unknown", extra={"fields": {
+            "event": "rls_admit_unknown", "model": model, "reason": verdict.reason, "detail": verdict.detail,
+            "admitted_since_last_line": since + 1}})
 
 
 def refusal(verdict: Verdict):

@@ -30,6 +30,7 @@ class RlsSettings:
     port: int = 8081
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    tls_client_ca: Path | None = None  # require Envoy's client certificate, signed by this CA (mTLS)
     shadow: bool = False  # decide and count, never refuse
     decision_max_age_s: float = 60.0  # older decisions are ignored (admit): the scaler may have stopped
     domain: str = DOMAIN
@@ -39,6 +40,9 @@ class RlsSettings:
     def from_args(cls, args: argparse.Namespace) -> "RlsSettings":
         if (args.rls_tls_cert is None) != (args.rls_tls_key is None):
             args.rls_usage_error("argument --rls-tls-cert/--rls-tls-key: expected both or neither")
+        if args.rls_tls_client_ca is not None and args.rls_tls_cert is None:
+            args.rls_usage_error("argument --rls-tls-client-ca: expected --rls-tls-cert and --rls-tls-key as well "
+                                 "(mTLS needs server TLS)")
         admission = AdmissionConfig(
             yellow_shed=args.yellow_shed,
             capacity_code=args.capacity_code,
@@ -49,6 +53,7 @@ class RlsSettings:
         )
         host = args.rls_host or getattr(args, "host", None) or "0.0.0.0"
         return cls(host=host, port=args.rls_port, tls_cert=args.rls_tls_cert, tls_key=args.rls_tls_key,
+                   tls_client_ca=args.rls_tls_client_ca,
                    shadow=args.shadow, decision_max_age_s=args.rls_decision_max_age, admission=admission)
 
 
@@ -59,6 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--rls-host", default=None, help="address the RLS listens on (default: serve's --host, else 0.0.0.0)")
     group.add_argument("--rls-tls-cert", type=_readable, default=None, help="PEM certificate: serve the RLS over TLS")
     group.add_argument("--rls-tls-key", type=_readable, default=None, help="PEM private key for --rls-tls-cert")
+    group.add_argument("--rls-tls-client-ca", type=_readable, default=None, metavar="PEM",
+                       help="require client certificates signed by this CA on the RLS port (mTLS: only your "
+                       "Envoy may report arrivals and ask for verdicts)")
     group.add_argument("--shadow", action="store_true",
                        help="shadow mode: decide and count (reason shadow-*), never refuse")
     group.add_argument("--unknown-model", choices=("admit", "refuse"), default="admit",

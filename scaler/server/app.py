@@ -21,6 +21,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_l
 
 from scaler.policy.config import ConfigError
 from scaler.server import settings
+from scaler.server.guard import SERVER_OPTIONS, DecodeGuard
 from scaler.server.metrics import ScalerCollector
 from scaler.server.poller import Poller
 from scaler.server.protocol import SERVICE_NAME, service_handler
@@ -102,7 +103,7 @@ class ScalerApp:
         from scaler.rls import server as rls_server  # the shedder lives in its own package
 
         args = self.args
-        self.server = grpc.aio.server()
+        self.server = grpc.aio.server(interceptors=(DecodeGuard(),), options=SERVER_OPTIONS)
         self.server.add_generic_rpc_handlers(
             (service_handler(ExternalScalerServicer(self.registry, args.first_poll_wait)),))
         self.health = health.aio.HealthServicer()

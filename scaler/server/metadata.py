@@ -25,6 +25,37 @@ KEYS = SOURCE_KEYS + POLICY_KEYS
 # Keys that only make sense per ScaledObject: no server-wide default.
 NO_DEFAULT = ("model",)
 
+# Longest value a key may have (a scrape target list is long), how many keys and how long a key
+# name: checked before anything is parsed or cached, so a hostile ScaledObject costs little.
+MAX_VALUE_CHARS = 1024
+MAX_TARGETS_CHARS = 16384
+MAX_UNKNOWN_VALUE_CHARS = 16384
+MAX_KEYS = 128
+MAX_KEY_CHARS = 256
+
+# Physically meaningful ranges of the policy keys, inclusive. Tighter than the policy's own
+# checks: no accepted value can overflow the policy's arithmetic, divide by zero or plan millions
+# of replicas (a capacity of 1e-8 requests/s, a utilisation of 5e-324 were accepted before).
+RANGES: dict[str, tuple[float, float]] = {
+    "ttftSloSeconds": (0.01, 3600.0),
+    "expectedPrefillSeconds": (0.0, 3600.0),
+    "scaleUpLatencySeconds": (1.0, 3600.0),
+    "perReplicaCapacity": (0.001, 100_000.0),
+    "maxConcurrency": (1.0, 100_000.0),
+    "targetUtilization": (0.05, 1.0),
+    "yellowEnterRatio": (0.01, 10.0),
+    "yellowExitRatio": (0.01, 10.0),
+    "redEnterRatio": (0.01, 10.0),
+    "redExitRatio": (0.01, 10.0),
+    "stateHoldSeconds": (0.0, 3600.0),
+    "backlogDrainRatio": (0.01, 1.0),
+    "rateWindowSeconds": (1.0, 3600.0),
+    "maxStalenessSeconds": (1.0, 3600.0),
+    "capacityPrior": (0.001, 100_000.0),
+    "scaleUpLatencyPrior": (1.0, 3600.0),
+}
+MIN_BUDGET_S = 0.01  # ttftSloSeconds - expectedPrefillSeconds
+
 MODEL_RE = re.compile(r"[A-Za-z0-9._/:-]{1,253}")
 NAMESPACE_RE = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 _LABEL_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
@@ -73,8 +104,37 @@ def parse(metadata: Mapping[str, str], defaults: Mapping[str, str] | None = None
     merged = {**(defaults or {}), **metadata}
     model = _model(merged.get("model"))
     ns = _namespace(merged.get("namespace") or namespace) if merged.get("namespace") or namespace else None
+    return ScalerMetadata(model=model, source=_source(merged, ns), policy=_policy(merged))
+
+
+def check_sizes(metadata: Mapping[str, str], namespace: str | None = None) -> None:
+    """Reject oversized metadata before it is parsed or cached (ConfigError naming the key)."""
+    if len(metadata) > MAX_KEYS:
+        raise ConfigError("metadata", f"at most {MAX_KEYS} keys", f"{len(metadata)} keys")
+    if namespace is not None and len(namespace) > 63:
+        raise ConfigError("namespace", "a Kubernetes namespace name (at most 63 characters)", namespace)
+    for key, value in metadata.items():
+        if len(key) > MAX_KEY_CHARS:
+            raise ConfigError(key[:40] + "...", f"a key name of at most {MAX_KEY_CHARS} characters")
+        limit = (MAX_TARGETS_CHARS if key == "scrapeTargets" else MAX_VALUE_CHARS) if key in KEYS \
+            else MAX_UNKNOWN_VALUE_CHARS
+        if len(value) > limit:
+            raise ConfigError(key, f"a value of at most {limit} characters", f"{len(value)} characters")
+
+
+def _policy(merged: Mapping[str, str]) -> PolicyConfig:
+    """The policy keys, parsed by PolicyConfig, then held to RANGES."""
     policy = PolicyConfig.from_metadata({k: v for k, v in merged.items() if k in POLICY_KEYS})
-    return ScalerMetadata(model=model, source=_source(merged, ns), policy=policy)
+    for key, (low, high) in RANGES.items():
+        raw = merged.get(key)
+        if raw is None or str(raw).strip().lower() == "auto":
+            continue
+        if not low <= float(str(raw).strip()) <= high:  # PolicyConfig has checked it is a finite number
+            raise ConfigError(key, f"a number in [{low:g}, {high:g}]", raw)
+    if policy.budget_s < MIN_BUDGET_S:
+        raise ConfigError("expectedPrefillSeconds", f"at most ttftSloSeconds - {MIN_BUDGET_S:g} (the queue budget)",
+                          merged.get("expectedPrefillSeconds"))
+    return policy
 
 
 def check_defaults(defaults: Mapping[str, str]) -> None:
@@ -86,7 +146,8 @@ def check_defaults(defaults: Mapping[str, str]) -> None:
             raise ConfigError(key, f"a metadata key that takes a server default (one of {allowed})")
         if key in _FIELDS:
             _FIELDS[key](value)
-    PolicyConfig.from_metadata({k: v for k, v in defaults.items() if k in POLICY_KEYS})
+    check_sizes(defaults)
+    _policy(defaults)
 
 
 def _model(raw: str | None) -> str:

@@ -2,10 +2,13 @@
 
 - GetMetricSpec: static per ScaledObject (metric name from the model, AverageValue target 1),
   never fails for valid metadata (KEDA's fallback does not fire when it fails, keda#8056).
-- GetMetrics: exactly one MetricValue, demand in replica-equivalents (desired = ceil(demand)),
-  UNAVAILABLE once the last good observation is older than maxStalenessSeconds (KEDA's fallback).
+- GetMetrics: exactly one MetricValue, demand in replica-equivalents (desired = ceil(demand)).
+  UNAVAILABLE (so KEDA's fallback engages) when the model is UNKNOWN: no series, inputs older than
+  maxStalenessSeconds, a policy error; after a plain source error the last known demand stands
+  until its data is older than maxStalenessSeconds.
 - IsActive / StreamIsActive: work to do (scale from zero); the stream pushes on state changes
-  and at once when a model with no ready replica receives requests.
+  and at once when a model with no ready replica receives requests. They answer in UNKNOWN too
+  (from the last known activity and the requests the RLS sees): missing data never scales to zero.
 Invalid metadata gets INVALID_ARGUMENT naming the key and what was expected, on every RPC.
 """
 
@@ -17,9 +20,10 @@ import math
 import grpc
 
 from scaler.policy.config import ConfigError
+from scaler.policy.decide import State
 from scaler.server.protocol import (GetMetricSpecResponse, GetMetricsResponse, IsActiveResponse, MetricSpec,
                                     MetricValue)
-from scaler.server.registry import ModelEntry, ModelRegistry
+from scaler.server.registry import SOURCE_ERROR, ModelEntry, ModelRegistry
 
 TARGET = 1.0  # AverageValue target: desired replicas = ceil(demand / 1)
 
@@ -38,14 +42,14 @@ class ExternalScalerServicer:
         entry = await self._entry(request.scaledObjectRef, context)
         decision = await self._fresh_decision(entry, context)
         if not math.isfinite(decision.demand):
-            await context.abort(grpc.StatusCode.INTERNAL, f"demand for {entry.name} is {decision.demand}")
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"demand for {entry.name} is {decision.demand}")
         value = max(0.0, decision.demand)
         return GetMetricsResponse(metricValues=[MetricValue(metricName=request.metricName or entry.metric_name,
                                                             metricValue=math.ceil(value), metricValueFloat=value)])
 
     async def IsActive(self, request, context):
         entry = await self._entry(request, context)
-        await self._fresh_decision(entry, context)
+        await self._first_decision(entry)
         return IsActiveResponse(result=entry.is_active(self.registry.clock()))
 
     async def StreamIsActive(self, request, context):
@@ -70,18 +74,27 @@ class ExternalScalerServicer:
         except ConfigError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
 
-    async def _fresh_decision(self, entry: ModelEntry, context):
+    async def _first_decision(self, entry: ModelEntry) -> None:
         if entry.decision is None:
             try:
                 async with asyncio.timeout(self.first_poll_wait_s):
                     await entry.first_decision.wait()
             except TimeoutError:
                 pass
+
+    async def _fresh_decision(self, entry: ModelEntry, context):
+        """The decision GetMetrics may answer from, or UNAVAILABLE naming why not."""
+        await self._first_decision(entry)
         now = self.registry.clock()
-        if entry.decision is None or entry.is_stale(now):
+        decision = entry.decision
+        usable = decision is not None and not entry.is_stale(now) and (
+            decision.state is not State.UNKNOWN or decision.reason == SOURCE_ERROR and entry.known is not None)
+        if not usable:
             age = entry.input_age(now)
             seen = "no observation yet" if age is None else f"last good observation {age:.1f}s old"
+            why = f"UNKNOWN ({decision.reason}: {decision.detail})" if decision is not None and \
+                decision.state is State.UNKNOWN else f"source: {entry.error or 'no error reported'}"
             await context.abort(grpc.StatusCode.UNAVAILABLE,
                                 f"model {entry.name}: {seen} (maxStalenessSeconds {entry.config.max_staleness_s:g}); "
-                                f"source: {entry.error or 'no error reported'}")
-        return entry.decision
+                                f"{why}"[:1000])
+        return decision

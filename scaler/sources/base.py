@@ -7,9 +7,19 @@ from typing import Protocol, Sequence
 
 from scaler.server.metadata import SourceSpec
 
+# Bounds on what one target or Prometheus answer may cost us (docs/scaler.md, "Bounds").
+MAX_RESPONSE_BYTES = 16 << 20  # a Prometheus answer for every model of a round
+MAX_PAGE_BYTES = 4 << 20  # one /metrics page after decompression (vLLM's is ~100 KB)
+MAX_CONCURRENT_FETCHES = 32  # /metrics fetches in flight at once
+
 
 class SourceError(Exception):
     """The source could not say anything about a model (or any model, when raised by a round)."""
+
+
+class NoSeries(SourceError):
+    """The source answered, without any series of this model: no evidence either way (the pods
+    may be gone, or the path from Prometheus to them). Never read as zero replicas."""
 
 
 @dataclass(frozen=True)
@@ -27,7 +37,7 @@ class Observation:
     running: float
     ready_replicas: int
     completed_total: float | None  # monotonic across replica restarts (see counters.py)
-    note: str = ""  # why a value is what it is, when that is not obvious (e.g. no series)
+    note: str = ""  # why a value is what it is, when that is not obvious (e.g. no ready pod)
 
 
 class Source(Protocol):

@@ -96,6 +96,11 @@ class Discovery:
             return None
         return [f"http://{_host(p.ip)}:{port}{path}" for p in listing.pods if p.ready and p.ip and not p.terminating]
 
+    def pod_count(self, key: tuple[str, str]) -> int | None:
+        """Pods (ready or starting, not terminating) of the selector; None when never listed."""
+        listing = self._listings.get(key)
+        return None if listing is None else sum(1 for p in listing.pods if not p.terminating)
+
     def starting_ages(self, key: tuple[str, str], now: float) -> tuple[float, ...] | None:
         """Seconds each pod not yet ready has existed; None when the pods were never listed."""
         listing = self._listings.get(key)

@@ -1,28 +1,34 @@
-"""Prometheus as a source, through prometheus-api-client: one round of queries per poll cycle
-serves every model that names this Prometheus.
+"""Prometheus as a source, over its HTTP API: one round of queries per poll cycle serves every
+model that names this Prometheus.
 
 The queries are built only from validated model names (scaler.server.metadata), escaped as an
 RE2 regex inside a PromQL string: nothing from a ScaledObject is interpolated raw. Ready
 replicas count the scrape targets reporting the model whose `up` is 1. The observation's time is
 the newest scrape timestamp of the model's series, so Prometheus' scrape interval shows up as
-input age and stale data is recognised as stale.
+input age and stale data is recognised as stale. A model without series is NoSeries (UNKNOWN),
+never zero replicas. Every answer is bounded: MAX_RESPONSE_BYTES, a total deadline per query
+(a slow-loris Prometheus cannot hold a round), no redirects, duplicate series rejected.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import re
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 
-from prometheus_api_client import PrometheusApiClientException, PrometheusConnect
 import requests
 from requests import RequestException
-from urllib3.util.retry import Retry
 
-from scaler.sources.base import ModelQuery, Observation, SourceError
+from scaler.sources.base import MAX_RESPONSE_BYTES, ModelQuery, NoSeries, Observation, SourceError
 from scaler.sources.counters import MonotonicCounters
 from scaler.sources.vllm import COMPLETED, RUNNING, WAITING
+
+READ_CHUNK = 16384  # bytes read at a time (a gzip answer inflates at most ~1000x per chunk)
+
 
 def model_selector(models: Sequence[str]) -> str:
     """`model_name=~"..."` matching exactly these (already validated) names."""
@@ -50,44 +56,70 @@ class PrometheusSource:
 
     def __init__(self, address: str, timeout_s: float = 2.0) -> None:
         self.address = address
+        self.timeout_s = timeout_s
         # No retries inside a round: the next poll is the retry, and a dead Prometheus must fail fast.
         self._session = requests.Session()
-        self._client = PrometheusConnect(address, session=self._session, retry=Retry(total=0), timeout=timeout_s,
-                                         method="POST")
         self._counters = MonotonicCounters()
+        # Its own thread: a slow Prometheus holds this thread only, not the pool that parses pages.
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="prometheus")
 
     async def observe(self, queries: Sequence[ModelQuery], now: float) -> dict[str, Observation | SourceError]:
         models = sorted({q.model for q in queries})
         built = build_queries(models)
         try:
-            # One thread, queries in turn: parallel threads would fight the RPC loop for the GIL.
-            by_name = await asyncio.to_thread(lambda: {name: self._query(q) for name, q in built.items()})
+            # One thread, queries and parsing in turn: parallel threads would fight the RPC loop for the GIL.
+            values, completed = await asyncio.get_running_loop().run_in_executor(self._thread, self._round, built)
         except SourceError as error:
             raise SourceError(f"prometheus {self.address}: {error}") from None
-        values = {name: _by_model(rows) for name, rows in by_name.items() if name != "completed"}
-        completed: dict[str, dict[str, float]] = {}
-        for row in by_name["completed"]:
-            value = float(row["value"][1])
-            if math.isfinite(value):
-                completed.setdefault(row["metric"].get("model_name"), {})[row["metric"].get("instance", "")] = value
         out = {model: self._observation(model, values, completed.get(model, {}), now) for model in models}
         self._counters.prune(now)
         return out
 
-    def _query(self, promql: str) -> list[dict]:
+    def _round(self, built: dict[str, str]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+        deadline = time.monotonic() + 2 * self.timeout_s  # for the whole round, however slowly it answers
+        by_name = {name: self._query(q, deadline) for name, q in built.items()}
         try:
-            return self._client.custom_query(promql)
-        except (RequestException, PrometheusApiClientException, ValueError) as exc:
-            raise SourceError(str(exc)) from None
+            values = {name: _by_model(name, rows) for name, rows in by_name.items() if name != "completed"}
+            completed: dict[str, dict[str, float]] = {}
+            for row in by_name["completed"]:
+                value = _value(row)
+                labels = row["metric"]
+                if math.isfinite(value):
+                    completed.setdefault(labels.get("model_name"), {})[labels.get("instance", "")] = value
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise SourceError(f"malformed answer: {type(exc).__name__}: {str(exc)[:200]}") from None
+        return values, completed
+
+    def _query(self, promql: str, deadline: float) -> list[dict]:
+        """One instant query's result vector; SourceError on any failure, oversized or slow answer."""
+        deadline = min(deadline, time.monotonic() + self.timeout_s)
+        try:
+            with self._session.post(f"{self.address}/api/v1/query", data={"query": promql}, stream=True,
+                                    timeout=self.timeout_s, allow_redirects=False,
+                                    headers={"Accept-Encoding": "identity"}) as response:
+                if response.status_code != 200:
+                    raise SourceError(f"HTTP {response.status_code}" + (" (redirects are not followed)"
+                                                                        if response.is_redirect else ""))
+                body = bytearray()
+                for chunk in response.iter_content(READ_CHUNK):
+                    body += chunk
+                    if len(body) > MAX_RESPONSE_BYTES:
+                        raise SourceError(f"answer larger than {MAX_RESPONSE_BYTES} bytes")
+                    if time.monotonic() > deadline:
+                        raise SourceError("answer too slow (--source-timeout)")
+            doc = json.loads(body)
+            if doc.get("status") != "success" or doc["data"]["resultType"] != "vector":
+                raise SourceError(f"unexpected answer: {str(doc.get('error', doc.get('status')))[:200]}")
+            return list(doc["data"]["result"])
+        except (RequestException, ValueError, KeyError, TypeError) as exc:
+            raise SourceError(f"{type(exc).__name__}: {str(exc)[:300]}") from None
 
     def _observation(self, model: str, values: dict, counts: dict[str, float], now: float) -> Observation | SourceError:
         waiting, running = values["waiting"].get(model), values["running"].get(model)
         total = self._counters.update(model, counts, now)
         if waiting is None and running is None:
-            # No series: no vLLM pod of this model is being scraped (scaled to zero, or all gone).
-            return Observation(time=now, waiting=0.0, running=0.0, ready_replicas=0, completed_total=total,
-                               note="no series: counted as zero ready replicas")
-        for name, value in (("vllm:num_requests_waiting", waiting), ("vllm:num_requests_running", running)):
+            return NoSeries(f"no {WAITING} or {RUNNING} series for model_name={model!r} in Prometheus")
+        for name, value in ((WAITING, waiting), (RUNNING, running)):
             if value is not None and not math.isfinite(value):
                 return SourceError(f"{name} for {model!r} is {value}")
         ready = values["ready"].get(model, 0.0)
@@ -96,13 +128,25 @@ class PrometheusSource:
             time=scraped_at if scraped_at is not None and math.isfinite(scraped_at) else now,
             waiting=max(0.0, waiting or 0.0),
             running=max(0.0, running or 0.0),
-            ready_replicas=int(ready) if math.isfinite(ready) else 0,
+            ready_replicas=int(min(ready, 1e9)) if math.isfinite(ready) and ready > 0 else 0,
             completed_total=total if counts else None,
         )
 
     async def close(self) -> None:
+        self._thread.shutdown(wait=False, cancel_futures=True)
         self._session.close()
 
 
-def _by_model(rows: list[dict]) -> dict[str, float]:
-    return {row["metric"].get("model_name"): float(row["value"][1]) for row in rows}
+def _value(row: dict) -> float:
+    return float(row["value"][1])
+
+
+def _by_model(query: str, rows: list[dict]) -> dict[str, float]:
+    """{model_name: value}; a model twice in one `by (model_name)` answer is a malformed answer."""
+    out: dict[str, float] = {}
+    for row in rows:
+        model = row["metric"].get("model_name")
+        if model in out:
+            raise SourceError(f"{query}: duplicate series for model_name={model!r}")
+        out[model] = _value(row)
+    return out

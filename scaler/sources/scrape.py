@@ -2,19 +2,28 @@
 
 Targets are static (`scrapeTargets`) or discovered (ready pods matching `podSelector`). Every
 distinct URL is fetched once per round, however many models list it. Ready replicas = targets
-that answered with the model's series. A model whose targets all failed gets no observation (its
-last good value ages towards maxStalenessSeconds); a discovered model with no ready pod is
-observed as zero replicas (scaled to zero is a state, not an error).
+that answered with the model's series. A model whose targets all failed gets no observation
+(UNKNOWN; its last good value ages towards maxStalenessSeconds); targets that answer without the
+model's series are NoSeries; a discovered model with no ready pod is observed as zero replicas
+(scaled to zero is a state, not an error).
+
+Every fetch is bounded: its own deadline (--source-timeout, however slowly bytes arrive), at
+most MAX_CONCURRENT_FETCHES at once, MAX_PAGE_BYTES after decompression (inflated in bounded
+steps, so a gzip bomb costs a few MB), no redirects (a 302 elsewhere would bypass the checks on
+scrapeTargets). Fetches are shared: models observed in the same tick (`now`) that list the same
+URL await one fetch.
 """
 
 from __future__ import annotations
 
 import asyncio
+import zlib
 from typing import Sequence
 
 import aiohttp
 
-from scaler.sources.base import ModelQuery, Observation, SourceError
+from scaler.sources.base import (MAX_CONCURRENT_FETCHES, MAX_PAGE_BYTES, ModelQuery, NoSeries, Observation,
+                                 SourceError)
 from scaler.sources.counters import MonotonicCounters
 from scaler.sources.discovery import Discovery
 from scaler.sources.vllm import ModelSample, parse_page
@@ -24,15 +33,19 @@ class ScrapeSource:
     kind = "scrape"
 
     def __init__(self, timeout_s: float = 2.0, discovery: Discovery | None = None) -> None:
-        self._timeout = aiohttp.ClientTimeout(total=timeout_s)
+        self.timeout_s = timeout_s
         self._discovery = discovery
         self._counters = MonotonicCounters()
         self._session: aiohttp.ClientSession | None = None
+        self._limit = asyncio.Semaphore(MAX_CONCURRENT_FETCHES)
+        self._fetches: dict[str, tuple[float, asyncio.Future]] = {}  # url -> (tick, its fetch)
 
     async def observe(self, queries: Sequence[ModelQuery], now: float) -> dict[str, Observation | SourceError]:
         targets = {q.model: self._targets(q) for q in queries}
         urls = sorted({url for t in targets.values() if isinstance(t, list) for url in t})
-        pages = dict(zip(urls, await asyncio.gather(*(self._fetch(url) for url in urls))))
+        pages = dict(zip(urls, await asyncio.gather(*(self._shared_fetch(url, now) for url in urls))))
+        for url in [u for u, (tick, fetch) in self._fetches.items() if tick < now and fetch.done()]:
+            del self._fetches[url]  # a past tick's page: never reused, so not kept
         out: dict[str, Observation | SourceError] = {}
         for model, model_targets in targets.items():
             out[model] = model_targets if isinstance(model_targets, SourceError) else \
@@ -63,7 +76,8 @@ class ScrapeSource:
             else:
                 errors.append(f"{url}: no finite vllm:num_requests_waiting/running for model_name={model!r}")
         if urls and not answered:
-            return SourceError(f"none of {len(urls)} target(s) answered for {model!r}; first: {errors[0]}")
+            kind = NoSeries if not any(isinstance(pages[url], Exception) for url in urls) else SourceError
+            return kind(f"none of {len(urls)} target(s) answered for {model!r}; first: {errors[0]}")
         counts = {url: s.completed for url, s in answered.items() if s.completed is not None}
         return Observation(
             time=now,
@@ -74,19 +88,51 @@ class ScrapeSource:
             note="no ready pod" if not urls else (f"{len(errors)} target(s) did not answer" if errors else ""),
         )
 
+    def _shared_fetch(self, url: str, tick: float) -> asyncio.Future:
+        """The fetch of `url` for this tick, started by the first model that asks for it."""
+        known = self._fetches.get(url)
+        if known is None or known[0] != tick:
+            known = self._fetches[url] = (tick, asyncio.ensure_future(self._fetch(url)))
+        return asyncio.shield(known[1])
+
     async def _fetch(self, url: str) -> dict[str, ModelSample] | Exception:
         if self._session is None:
-            self._session = aiohttp.ClientSession(timeout=self._timeout)
+            # Decompression is ours (bounded); aiohttp's would inflate a whole chunk at once.
+            self._session = aiohttp.ClientSession(auto_decompress=False)
         try:
-            async with self._session.get(url) as response:
-                if response.status != 200:
-                    return SourceError(f"HTTP {response.status}")
-                text = await response.text()
+            async with self._limit, asyncio.timeout(self.timeout_s):
+                async with self._session.get(url, allow_redirects=False,
+                                             headers={"Accept-Encoding": "gzip, deflate"}) as response:
+                    if response.status != 200:
+                        return SourceError(f"HTTP {response.status}" + (" (redirects are not followed)"
+                                                                        if 300 <= response.status < 400 else ""))
+                    body = await _read_page(response)
             # Parsing is pure-Python CPU work (~20 us a series): off the loop, so RPCs keep flowing.
-            return await asyncio.to_thread(parse_page, text)
-        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
-            return SourceError(f"{type(exc).__name__}: {exc}".rstrip(": "))
+            return await asyncio.to_thread(parse_page, body.decode("utf-8", errors="replace"))
+        except TimeoutError:
+            return SourceError(f"no complete page within {self.timeout_s:g}s")
+        except (aiohttp.ClientError, SourceError, ValueError, zlib.error) as exc:
+            return SourceError(f"{type(exc).__name__}: {str(exc)[:300]}".rstrip(": "))
 
     async def close(self) -> None:
         if self._session is not None:
             await self._session.close()
+
+
+async def _read_page(response: aiohttp.ClientResponse) -> bytes:
+    """The body, decompressed in steps of at most what is still allowed: MAX_PAGE_BYTES bounds
+    both memory and the inflating work, whatever the compression ratio."""
+    encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
+    if encoding not in ("identity", "", "gzip", "deflate"):
+        raise SourceError(f"unsupported Content-Encoding {encoding[:40]!r}")
+    inflate = zlib.decompressobj(zlib.MAX_WBITS | 32) if encoding in ("gzip", "deflate") else None  # 32: auto header
+    body = bytearray()
+    async for chunk in response.content.iter_chunked(16384):
+        if inflate is not None:
+            chunk = inflate.decompress(chunk, MAX_PAGE_BYTES + 1 - len(body))
+            if inflate.unconsumed_tail:
+                raise SourceError(f"page larger than {MAX_PAGE_BYTES} bytes once decompressed")
+        body += chunk
+        if len(body) > MAX_PAGE_BYTES:
+            raise SourceError(f"page larger than {MAX_PAGE_BYTES} bytes")
+    return bytes(body)

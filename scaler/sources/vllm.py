@@ -25,15 +25,21 @@ class ModelSample:
 
 def parse_page(text: str) -> dict[str, ModelSample]:
     """Per model_name on this page. A model whose waiting or running value is NaN or missing is
-    left out: the replica cannot be counted as serving it."""
+    left out: the replica cannot be counted as serving it. The same series twice (same name and
+    labels) is a malformed page: ValueError, not a sum (it would double the queue)."""
     # A vLLM page is ~600 lines; parsing only the three series we read keeps a scrape cheap.
     kept = "\n".join(line for line in text.splitlines() if line.startswith(_PREFIXES))
     sums: dict[str, dict[str, float]] = {}
+    seen: set[tuple] = set()
     for family in text_string_to_metric_families(kept + "\n"):
         for sample in family.samples:
             model = sample.labels.get("model_name")
             if model is None or sample.name not in _WANTED:
                 continue
+            series = (sample.name, tuple(sorted(sample.labels.items())))
+            if series in seen:
+                raise ValueError(f"duplicate series {sample.name} for model_name={model[:100]!r}")
+            seen.add(series)
             values = sums.setdefault(model, {})
             values[sample.name] = values.get(sample.name, 0.0) + sample.value
     out = {}
