@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from scaler.sim.bench import run_one
+from scaler.sim.sweep import run_point
 from scaler.sim.policies import POLICIES
 from scaler.sim.setup import Setup
 from scaler.sim.workload import WORKLOADS, build
@@ -21,7 +21,7 @@ from scaler.sim.workload import WORKLOADS, build
 
 def timed(workload, policy, setup):
     started = time.perf_counter()
-    result = run_one(workload, policy, setup)
+    result = run_point(workload, policy, None, setup, setup.seed)
     return time.perf_counter() - started, result
 
 

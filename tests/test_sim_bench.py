@@ -15,9 +15,8 @@ from scaler.sim.setup import Setup
 from scaler.sim.workload import size, trace_file
 from scaler.workloads import Arrival
 
-KEYS = {"workload", "policy", "ttft_p50_s", "ttft_p95_s", "ttft_p99_s", "slo_attainment_all",
-        "slo_attainment_admitted", "goodput_rps", "refusal_rate", "gpu_replica_seconds", "recovery_s",
-        "scale_events", "flaps"}
+KEYS = {"workload", "policy", "knob", "knob_value", "point", "window", "seeds"}
+STATS = ("slo_attainment", "ttft_attainment", "gpu_seconds", "ttft_p99_s", "tpot_p99_s", "refusal_rate")
 
 
 def azure_trace(path, seconds=90, seed=3):
@@ -35,36 +34,43 @@ def azure_trace(path, seconds=90, seed=3):
 
 def run_bench(tmp_path, trace, out_name, *extra):
     out = tmp_path / out_name
-    code = main(["bench", "--trace", str(trace), "--policies", "slo-scaler,kserve-keda-running,static-peak,oracle",
-                 "--cold-start", "10", "--jobs", "1", "--seed", "2", "--out", str(out), *extra])
+    code = main(["bench", "--trace", str(trace), "--cold-start", "10", "--jobs", "1", "--seed", "2", "--seeds", "1",
+                 "--out", str(out), *extra])
     return code, out
 
 
-def test_bench_on_a_trace_writes_tables_json_and_a_timeline(tmp_path, capsys):
+def test_bench_sweep_on_an_unseen_trace_tunes_every_policy_and_writes_rows_tables_and_plots(tmp_path, capsys):
     trace = azure_trace(tmp_path / "burst.csv")
-    code, out = run_bench(tmp_path, trace, "one")
+    code, out = run_bench(tmp_path, trace, "one", "--sweep", "--seeds", "2")
     assert code == 0
     printed = capsys.readouterr().out
-    assert "sizing:" in printed and "start at" in printed and "peak" in printed
+    assert "sizing" in printed and "GPU-seconds to hold 99% on the evaluation window" in printed
     rows = json.loads((out / "results.json").read_text())
-    assert [r["policy"] for r in rows] == ["slo-scaler", "kserve-keda-running", "static-peak", "oracle"]
+    policies = {r["policy"] for r in rows}
+    assert policies == {"slo-scaler", "kserve-keda-running", "keda-waiting", "hpa-gpu-util", "ray-serve", "knative-kpa",
+                        "llm-d-token", "static", "static-peak", "clairvoyant", "fluid-bound"}
     for row in rows:
-        assert set(row) == KEYS and row["workload"] == "burst"
-        assert 0.0 <= row["slo_attainment_all"] <= 1.0 and 0.0 <= row["refusal_rate"] <= 1.0
-        assert row["gpu_replica_seconds"] > 0 and row["ttft_p50_s"] <= row["ttft_p95_s"] <= row["ttft_p99_s"]
-    static = next(r for r in rows if r["policy"] == "static-peak")
-    assert static["scale_events"] == 0 and static["refusal_rate"] == 0.0
-    assert (out / "timeline-burst.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    table = (out / "results.md").read_text()
-    assert "| slo-scaler |" in table and "GPU replica-s" in table
+        assert KEYS <= set(row) and row["workload"] == "burst" and row["window"] in ("tune", "eval")
+        assert row["point"] in ("sweep", "tuned", "reference", "bound") and row["seeds"] == 2
+        assert row["gpu_seconds_min"] <= row["gpu_seconds"] <= row["gpu_seconds_max"]
+        if row["point"] != "bound":
+            assert set(STATS) <= set(row) and 0.0 <= row["slo_attainment_min"] <= row["slo_attainment"] <= 1.0
+            assert row["slo_attainment"] <= row["ttft_attainment"] + 1e-9  # TTFT and TPOT is stricter than TTFT alone
+    for policy in policies - {"static-peak", "fluid-bound"}:  # one tuned point per policy and window
+        assert sum(1 for r in rows if r["policy"] == policy and r["point"] == "tuned") == 2, policy
+        assert sum(1 for r in rows if r["policy"] == policy and r["point"] == "sweep") >= 4, policy
+    # The tuning window is the trace's first third: 30 s of this 90 s trace.
+    assert "Tuning window: arrivals in [0, 30) s" in (out / "results.md").read_text()
+    for name in ("frontier-burst.png", "timeline-burst.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     details = json.loads((out / "details.json").read_text())
     assert details[0]["runs"][0]["outcomes"]["completed"] > 0
 
 
 def test_bench_is_deterministic_for_a_seed(tmp_path):
     trace = azure_trace(tmp_path / "burst.csv")
-    _, one = run_bench(tmp_path, trace, "one")
-    _, two = run_bench(tmp_path, trace, "two")
+    _, one = run_bench(tmp_path, trace, "one", "--policies", "slo-scaler,keda-waiting")
+    _, two = run_bench(tmp_path, trace, "two", "--policies", "slo-scaler,keda-waiting")
     assert (one / "results.json").read_text() == (two / "results.json").read_text()
 
 
@@ -89,6 +95,9 @@ def test_bench_refuses_a_request_longer_than_the_model_allows(tmp_path, capsys):
     (["--policies", "slo-scaler,magic"], "--policies: expected a comma-separated list"),
     (["--workload", "nope"], "invalid choice"),
     (["--seed", "x"], "--seed: expected an integer"),
+    (["--seeds", "0"], "--seeds: expected an integer >= 1"),
+    (["--target-attainment", "1.5"], "--target-attainment: expected a share in (0, 1]"),
+    (["--tpot-slo", "0"], "--tpot-slo: expected seconds > 0"),
 ])
 def test_bench_rejects_bad_arguments(args, message, capsys):
     with pytest.raises(SystemExit):
@@ -110,27 +119,31 @@ def test_sizing_rule():
 
 
 def _record(requests, events=()):
-    return RunRecord("w", "p", requests, 100.0, scale_events=list(events))
+    return RunRecord("w", "p", requests, 100.0, scale_events=list(events), horizon=100.0)
 
 
-def _request(i, t, ttft=None, refused=False):
+def _request(i, t, ttft=None, refused=False, retried_at=None):
     r = ClientRequest(i, Arrival(t, 10, 10))
     if ttft is not None:
         r.admitted_at, r.first_token, r.finished = t, t + ttft, t + ttft + 1
     r.refused = refused
+    r.last_attempt = retried_at if retried_at is not None else t
     return r
 
 
-def test_recovery_is_the_first_clean_30s_after_the_burst():
+def test_recovery_books_a_miss_when_the_client_sees_it():
     requests = [_request(i, float(t), ttft=0.5) for i, t in enumerate(range(0, 100))]
-    requests[55] = _request(55, 55.0, ttft=5.0)  # a miss 15 s after a burst ending at 40
-    requests[60] = _request(60, 60.0, refused=True)
-    assert recovery(_record(requests), 2.0, 40.0, 100.0) == pytest.approx(21.0)
+    requests[50] = _request(50, 50.0, ttft=5.0)  # arrives 10 s after a burst ending at 40, first token at 55
+    requests[52] = _request(52, 52.0, refused=True, retried_at=60.0)  # refused for good on its retry at 60
+    assert recovery(_record(requests), 2.0, 40.0, 100.0) == pytest.approx(21.0)  # clean from 61 s
     assert recovery(_record(requests), 2.0, 75.0, 100.0) == 0.0  # clean to the end of the workload
-    requests[90] = _request(90, 90.0, ttft=9.0)
-    assert recovery(_record(requests), 2.0, 61.0, 100.0) == pytest.approx(30.0)  # clean from 91 s to the end
-    requests.append(_request(100, 99.5, ttft=9.0))
-    assert recovery(_record(requests), 2.0, 61.0, 100.0) is None  # still missing in the last second
+    # A request shed at 30 s (inside a burst ending at 45) whose first token comes at 70 s is a miss
+    # booked at 70 s, not at its arrival: recovery waits for the 30 clean seconds from 71 s.
+    late = [_request(i, float(t), ttft=0.5) for i, t in enumerate(range(0, 100))]
+    late[30] = _request(30, 30.0, ttft=40.0)
+    assert recovery(_record(late), 2.0, 45.0, 100.0) == pytest.approx(26.0)
+    requests[90] = _request(90, 90.0, ttft=9.0)  # first token at 99: still missing in the last second
+    assert recovery(_record(requests), 2.0, 75.0, 100.0) is None
 
 
 def test_flaps_are_reversals_within_300s():

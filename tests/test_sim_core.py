@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from scaler.sim.bench import run_one
+from scaler.sim.sweep import run_point
 from scaler.sim.policies import make
 from scaler.sim.policies.base import Policy
 from scaler.sim.setup import Clients, ColdStart, Setup
@@ -25,7 +25,7 @@ def short_burst(seed=1, base=6.0, peak=10.0):
     return workload(arrivals, capacity_rps=4.0, setup=SHORT, burst=(30.0, 38.0), initial=1, peak=6)
 
 
-@pytest.mark.parametrize("policy", ["slo-scaler", "ray-serve", "kserve-keda-running", "oracle"])
+@pytest.mark.parametrize("policy", ["slo-scaler", "ray-serve", "kserve-keda-running", "clairvoyant"])
 def test_every_arrival_is_completed_refused_or_in_flight(policy):
     w = short_burst()
     sim = Simulation(w, make(policy, context(w, SHORT)), SHORT)
@@ -44,7 +44,7 @@ def test_every_arrival_is_completed_refused_or_in_flight(policy):
 
 def test_a_cut_off_run_keeps_requests_in_flight_and_counts_them():
     w = short_burst()
-    setup = Setup(cold_start=ColdStart(median_s=10.0), drain_limit_s=0.0)
+    setup = Setup(cold_start=ColdStart(median_s=10.0), tail_s=0.0)
     record = simulate(w, make("static-peak", context(w, setup)), setup)
     counts = conservation(record)
     assert counts["in-flight"] > 0 and sum(counts.values()) == len(w.arrivals)
@@ -52,11 +52,12 @@ def test_a_cut_off_run_keeps_requests_in_flight_and_counts_them():
 
 def test_same_seed_same_results_other_seed_other_results():
     w = short_burst()
-    one = run_one(w, "slo-scaler", Setup(cold_start=ColdStart(10.0), seed=3))
-    two = run_one(w, "slo-scaler", Setup(cold_start=ColdStart(10.0), seed=3))
-    assert one.summary == two.summary and one.timeline == two.timeline
+    setup = Setup(cold_start=ColdStart(10.0))
+    one = run_point(w, "slo-scaler", None, setup, seed=3, keep_timeline=True)
+    two = run_point(w, "slo-scaler", None, setup, seed=3, keep_timeline=True)
+    assert one.summary == two.summary and one.timeline == two.timeline and one.windows == two.windows
     assert one.details["scale_events"] == two.details["scale_events"]
-    other = run_one(w, "slo-scaler", Setup(cold_start=ColdStart(10.0), seed=4))
+    other = run_point(w, "slo-scaler", None, setup, seed=4)
     assert other.details["scale_events"] != one.details["scale_events"] or other.summary != one.summary
 
 
@@ -155,7 +156,7 @@ def test_steady_state_wait_matches_erlang_c(servers, rho):
     arrivals = poisson(rng, rate_rps=rate, start_s=0.0, duration_s=6000 / rate,
                        lengths=lambda r: (1, min(geometric(r), 3000)))
     w = workload(arrivals, initial=servers, peak=servers)
-    setup = Setup(params=UNIT_PARAMS, drain_limit_s=600.0)
+    setup = Setup(params=UNIT_PARAMS, tail_s=600.0)
     record = simulate(w, CentralQueue(context(w, setup)), setup)
     assert conservation(record)["completed"] == len(arrivals)
     warm = [r for r in record.requests if r.arrival.time > 200]

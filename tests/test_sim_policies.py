@@ -14,10 +14,10 @@ from scaler.workloads import Arrival
 from sim_helpers import context, member, ready, view, workload
 
 
-def policy_for(name, *, peak=10, initial=2, arrivals=None, setup=None):
+def policy_for(name, *, peak=10, initial=2, arrivals=None, setup=None, knob=None):
     arrivals = arrivals or [Arrival(float(t), 512, 128) for t in range(100)]
     w = workload(arrivals, initial=initial, peak=peak, setup=setup)
-    return make(name, context(w, setup))
+    return make(name, context(w, setup), knob)
 
 
 def drive(policy, script, until, start_desired):
@@ -31,9 +31,18 @@ def drive(policy, script, until, start_desired):
     return changes
 
 
-def test_all_nine_policies_are_registered_with_their_bench_names():
+def test_every_policy_is_registered_with_its_bench_name_and_a_documented_knob():
     assert list(POLICIES) == ["slo-scaler", "kserve-keda-running", "keda-waiting", "hpa-gpu-util", "ray-serve",
-                              "knative-kpa", "llm-d-token", "static-peak", "oracle"]
+                              "knative-kpa", "llm-d-token", "static", "static-peak", "clairvoyant"]
+    ctx = context(workload([Arrival(float(t), 512, 128) for t in range(100)], initial=1, peak=6))
+    for name, cls in POLICIES.items():
+        assert cls.knob != "-", name
+        values = cls.grid(ctx)
+        assert values and all(v > 0 for v in values), name
+        assert make(name, ctx, values[0]).knob_value == values[0] or name == "static-peak"
+    assert POLICIES["static"].grid(ctx) == (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)  # every count up to the peak size
+    with pytest.raises(ValueError, match="target_ongoing_requests: expected a number > 0"):
+        make("ray-serve", ctx, -1.0)
 
 
 def test_kserve_running_scales_on_sum_running_over_2_with_scrape_and_sync_lag():
@@ -71,10 +80,11 @@ def test_hpa_gpu_utilisation_saturates_at_100_percent():
         # Every pod busy all the time (vLLM with any batch): utilisation 100% whatever the queue.
         return view(t, [member(i + 1, running=50, waiting=400, busy_s=t) for i in range(desired)], desired=desired)
 
-    changes = drive(policy, script, 80, 2)
-    # 100 / 80 = 1.25 per sync at most, whatever the 400 waiting per pod; and a new pod needs two
-    # scrapes before it has a utilisation, so the sync after each scale-up sees it as missing.
-    assert changes == [(15, 3), (45, 4), (75, 5)]
+    changes = drive(policy, script, 160, 2)
+    # 100 / 80 = 1.25 per sync at most, whatever the 400 waiting per pod. DCGM collects every 30 s
+    # (the first utilisation exists after two collections, at t=30) and a new pod needs two
+    # collections too, so the syncs in between see it as missing and hold.
+    assert changes == [(30, 3), (90, 4), (150, 5)]
 
 
 def test_hpa_gpu_utilisation_counts_starting_pods_as_idle_on_scale_up():
@@ -85,13 +95,13 @@ def test_hpa_gpu_utilisation_counts_starting_pods_as_idle_on_scale_up():
         pods += [member(3 + i, state=MemberState.STARTING) for i in range(desired - 2)]
         return view(t, pods, desired=desired)
 
-    # First sync: 2 pods at 100% -> 3. Then the starting pod reports nothing: (100+100+0)/3 = 67% < 80%,
-    # the direction flips, so the count holds at 3 while it starts.
-    assert drive(policy, script, 60, 2) == [(15, 3)]
+    # First utilisation (t=30): 2 pods at 100% -> 3. Then the starting pod reports nothing:
+    # (100+100+0)/3 = 67% < 80%, the direction flips, so the count holds at 3 while it starts.
+    assert drive(policy, script, 90, 2) == [(30, 3)]
 
 
 def test_ray_serve_waits_for_the_upscale_delay_and_the_long_downscale_delay():
-    policy = policy_for("ray-serve", peak=10, initial=1)
+    policy = policy_for("ray-serve", peak=10, initial=1, knob=2.0)
 
     def script(t, desired):
         ongoing = 10 if t < 100 else 0
@@ -105,9 +115,11 @@ def test_ray_serve_waits_for_the_upscale_delay_and_the_long_downscale_delay():
     assert down and down[0][1] == 1 and down[0][0] > 100 + 600  # downscale_delay_s 600
 
 
-def test_ray_serve_caps_each_replica_and_queues_64_at_the_proxy():
-    policy = policy_for("ray-serve")
-    assert policy.max_ongoing_per_replica == 64 and policy.max_queued == 64
+def test_ray_serve_at_ray_serve_llm_defaults_neither_caps_nor_scales():
+    policy = policy_for("ray-serve", initial=1)
+    assert policy.max_ongoing_per_replica is None and policy.max_queued is None  # max_ongoing_requests 1e9
+    # target_ongoing_requests 1e9: 500 ongoing requests ask for one replica.
+    assert drive(policy, lambda t, d: view(t, ready(d, running=500), desired=d), 200, 1) == []
 
 
 def test_knative_panics_at_twice_the_ready_capacity_and_holds_for_the_stable_window():
@@ -155,15 +167,15 @@ def test_static_peak_never_moves():
     assert drive(policy, lambda t, d: view(t, ready(d, waiting=500), desired=d), 100, 7) == []
 
 
-def test_oracle_asks_one_cold_start_ahead_of_a_known_jump():
+def test_clairvoyant_asks_one_cold_start_ahead_of_a_known_jump():
     arrivals = [Arrival(float(t), 512, 128) for t in range(300)]
     arrivals += [Arrival(300 + i / 30, 512, 128) for i in range(30 * 60)]  # 30 req/s from t=300
     setup = Setup(cold_start=ColdStart(median_s=60.0))
-    policy = policy_for("oracle", peak=12, initial=1, arrivals=arrivals, setup=setup)
+    policy = policy_for("clairvoyant", peak=12, initial=1, arrivals=arrivals, setup=setup)
     changes = drive(policy, lambda t, d: view(t, ready(d), desired=d), 400, 1)
     lookahead = setup.cold_start.quantile(0.95) + 10.0
     first = changes[0]
-    assert first[1] == math.ceil(30 / (4.0 * 0.8))  # the need of the 30 req/s window
+    assert first[1] == math.ceil(30 / (4.0 * 0.8))  # the need of the 30 req/s window at planning level 0.8
     assert first[0] == math.ceil(300 - lookahead)  # asked when t + lookahead reaches the jump
 
 

@@ -1,10 +1,12 @@
-"""`slo-scaler bench`: compare scaling policies on simulated workloads.
+"""`slo-scaler bench`: compare scaling policies on simulated workloads, each tuned the same way.
 
-    slo-scaler bench [--workload NAME ... | --trace FILE] [--policies a,b,...] [--ttft-slo SECONDS]
+    slo-scaler bench [--workload NAME ... | --trace FILE] [--policies a,b,...] [--sweep] [--seeds N]
+                     [--target-attainment SHARE] [--ttft-slo SECONDS] [--tpot-slo SECONDS]
                      [--cold-start SECONDS] [--seed N] [--out DIR] [--jobs N]
 
-Prints one table per workload, writes results.md, results.json, details.json and one
-timeline-<workload>.png per workload into --out.
+Prints the headline table per workload (GPU-seconds to hold the target on the evaluation
+window), writes results.md, results.json, details.json, frontier-<workload>.png and
+timeline-<workload>.png into --out.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from scaler.sim import bench, report
@@ -59,6 +61,18 @@ def _count(name: str):
     return parse
 
 
+def _share(name: str):
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name}: expected a share in (0, 1], got {raw!r}") from None
+        if not (math.isfinite(value) and 0 < value <= 1):
+            raise argparse.ArgumentTypeError(f"{name}: expected a share in (0, 1], got {raw!r}")
+        return value
+    return parse
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "bench", help="compare scaling policies on simulated bursts and real traces",
@@ -73,10 +87,19 @@ def register(subparsers) -> None:
                              "the fleet is sized from the trace")
     parser.add_argument("--policies", type=_policies, default=list(POLICIES), metavar="LIST",
                         help=f"comma-separated, default all: {','.join(POLICIES)} (ablation: {','.join(ABLATIONS)})")
+    parser.add_argument("--sweep", action="store_true",
+                        help="run every policy over its knob grid and tune it on the first third of each workload "
+                             "(default: each policy at its default; static always searches its fleet size)")
+    parser.add_argument("--seeds", type=_count("--seeds"), default=bench.DEFAULT_SEEDS,
+                        help="seeds per point: cold starts, sampled lengths and clock phases vary (default 5)")
+    parser.add_argument("--target-attainment", type=_share("--target-attainment"), default=bench.DEFAULT_TARGET,
+                        metavar="SHARE", help="attainment a tuned policy must hold (default 0.99)")
     parser.add_argument("--ttft-slo", type=_seconds("--ttft-slo"), default=2.0, metavar="SECONDS")
+    parser.add_argument("--tpot-slo", type=_seconds("--tpot-slo"), default=0.1, metavar="SECONDS",
+                        help="mean time per output token a request must meet (default 0.1)")
     parser.add_argument("--cold-start", type=_seconds("--cold-start", 0.0, low_open=False), default=60.0,
                         metavar="SECONDS", help="median scale-up latency of a new replica (default 60)")
-    parser.add_argument("--seed", type=_count("--seed"), default=0)
+    parser.add_argument("--seed", type=_count("--seed"), default=0, help="first seed (default 0)")
     parser.add_argument("--out", type=Path, default=Path("bench-results"), metavar="DIR")
     parser.add_argument("--jobs", type=_count("--jobs"), default=bench.default_jobs(),
                         help="worker processes (default: the CPUs available)")
@@ -88,46 +111,55 @@ def register(subparsers) -> None:
 def main(args: argparse.Namespace) -> int:
     console = Console()
     if not console.is_terminal:
-        console = Console(width=170)  # files and pipes: keep the table on one line per row
-    setup = Setup(ttft_slo_s=args.ttft_slo, cold_start=ColdStart(median_s=args.cold_start), seed=args.seed)
+        console = Console(width=200)  # files and pipes: keep the table on one line per row
+    setup = Setup(ttft_slo_s=args.ttft_slo, tpot_slo_s=args.tpot_slo, cold_start=ColdStart(median_s=args.cold_start),
+                  seed=args.seed)
     names = args.workload or list(DEFAULT_WORKLOADS)
     if "all" in names:
         names = list(WORKLOADS)
-    workloads = []
+    seeds = [args.seed + i for i in range(args.seeds)]
+    workloads: dict[str, list] = {}
     try:
         with console.status("building workloads and calibrating the replica model"):
-            if args.trace is not None:
-                workloads.append(trace_file(args.trace, setup, args.seed))
-            else:
+            for seed in seeds:
+                if args.trace is not None:
+                    w = trace_file(args.trace, setup, seed)
+                    workloads.setdefault(w.name, []).append(w)
+                    continue
                 for name in dict.fromkeys(names):
                     if name in BUILTIN_TRACES:
-                        workloads.append(builtin_trace(name, setup, args.seed, args.traces_dir))
+                        w = builtin_trace(name, setup, seed, args.traces_dir)
                     else:
-                        workloads.append(build(name, setup, args.seed))
+                        w = build(name, setup, seed)
+                    workloads.setdefault(name, []).append(w)
     except (TraceError, ValueError) as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         return 2
-    for w in workloads:
-        console.print(f"[bold]{escape(w.name)}[/bold]: {escape(w.description)}", highlight=False)
+    for name, per_seed in workloads.items():
+        w = per_seed[0]
+        console.print(f"[bold]{escape(name)}[/bold]: {escape(w.description)}", highlight=False)
         if w.note:
             console.print(f"  {escape(w.note)}", highlight=False)
-        console.print(f"  sizing: {w.sizing.describe()}", highlight=False)
-    total = len(workloads) * len(args.policies)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        console.print(f"  sizing (seed {seeds[0]}): {w.sizing.describe()}", highlight=False)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TimeRemainingColumn())
     with Progress(*columns, console=console) as progress:
-        task = progress.add_task("simulating", total=total)
+        task = progress.add_task("simulating", total=None)
 
-        def done(workload: str, policy: str) -> None:
-            progress.update(task, advance=1, description=f"{workload} / {policy}")
+        def done(workload: str, policy: str, count: int, total: int) -> None:
+            progress.update(task, completed=count, total=total, description=f"{workload} / {policy}")
 
-        grouped = bench.run_bench(workloads, args.policies, setup, args.out, jobs=args.jobs, on_done=done)
-    for g in grouped:
-        table = Table(title=f"{escape(g.workload.name)} (TTFT SLO {args.ttft_slo:g} s, cold start {args.cold_start:g} s)")
-        for _, title, _ in report.COLUMNS:
-            table.add_column(title, justify="left" if title == "policy" else "right")
-        for r in g.results:
-            table.add_row(*(report.cell(getattr(r.summary, key), fmt) for key, _, fmt in report.COLUMNS))
+        results = bench.run_bench(workloads, args.policies, setup, args.out, sweep=args.sweep,
+                                  target=args.target_attainment, jobs=args.jobs, on_done=done)
+    for r in results:
+        table = Table(title=f"{escape(r.name)}: GPU-seconds to hold {args.target_attainment:.0%} on the evaluation window "
+                            f"(TTFT <= {args.ttft_slo:g} s and TPOT <= {1000 * args.tpot_slo:g} ms, cold start "
+                            f"{args.cold_start:g} s, {len(r.workloads)} seed(s))")
+        for title in report.HEADLINE:
+            table.add_column(title, justify="left" if title in ("policy", "knob") else "right")
+        for row in report.headline_rows(r, args.target_attainment):
+            table.add_row(*(escape(c) for c in row))
         console.print(table)
-        console.print(f"  timeline: {g.plot}")
+        console.print(f"  plots: {', '.join(str(p) for p in r.plots)}")
     console.print(f"results: {args.out / 'results.md'}, {args.out / 'results.json'}")
     return 0

@@ -67,11 +67,15 @@ class Clients:
 @dataclass(frozen=True)
 class Setup:
     params: EngineParams = field(default_factory=EngineParams)
+    # MLPerf Inference's server-scenario limits for Llama-3.1-8B: TTFT 2 s, TPOT 100 ms.
     ttft_slo_s: float = 2.0
+    tpot_slo_s: float = 0.1
     cold_start: ColdStart = field(default_factory=ColdStart)
     clients: Clients = field(default_factory=Clients)
     control_interval_s: float = 1.0  # the simulator's control tick: scrapes, controllers, samples
-    drain_limit_s: float = 600.0  # after the last arrival, run at most this long to finish work
+    # Every run stops at the workload's end plus this tail, and GPU-seconds are counted to there:
+    # replicas a policy still holds after the traffic are charged, requests unfinished by then miss.
+    tail_s: float = 300.0
     target_utilization: float = 0.8  # sizing: a replica is planned at this share of its capacity
     seed: int = 0
     # Apply plain decode steps in runs (same results, much faster); False steps every iteration.
@@ -80,6 +84,10 @@ class Setup:
     def __post_init__(self):
         if not (math.isfinite(self.ttft_slo_s) and self.ttft_slo_s > 0):
             raise ValueError(f"ttft_slo: expected seconds > 0, got {self.ttft_slo_s!r}")
+        if not (math.isfinite(self.tpot_slo_s) and self.tpot_slo_s > 0):
+            raise ValueError(f"tpot_slo: expected seconds > 0, got {self.tpot_slo_s!r}")
+        if not (math.isfinite(self.tail_s) and self.tail_s >= 0):
+            raise ValueError(f"tail_s: expected seconds >= 0, got {self.tail_s!r}")
         if not 0 < self.control_interval_s <= 15:
             raise ValueError(f"control_interval_s: expected seconds in (0, 15], got {self.control_interval_s!r}")
         if not 0 < self.target_utilization <= 1:

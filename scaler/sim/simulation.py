@@ -28,7 +28,8 @@ _ARRIVAL, _READY, _TICK = 0, 1, 2
 class ClientRequest:
     """One request as its client sees it, across attempts."""
 
-    __slots__ = ("index", "arrival", "attempts", "refusals", "admitted_at", "first_token", "finished", "refused")
+    __slots__ = ("index", "arrival", "attempts", "refusals", "admitted_at", "first_token", "finished", "refused",
+                 "last_attempt", "tpot")
 
     def __init__(self, index: int, arrival: Arrival):
         self.index = index
@@ -39,6 +40,8 @@ class ClientRequest:
         self.first_token: float | None = None
         self.finished: float | None = None
         self.refused = False  # refused on its last allowed attempt
+        self.last_attempt = arrival.time
+        self.tpot: float | None = None  # mean time per output token after the first (None: one token or unfinished)
 
     @property
     def ttft(self) -> float | None:
@@ -76,7 +79,9 @@ class RunRecord:
     samples: list[tuple[float, int, int, int, int, int]] = field(default_factory=list)
     refused_attempts: list[float] = field(default_factory=list)  # time of every refused attempt
     scale_events: list[tuple[float, int, int]] = field(default_factory=list)  # (time, from, to)
-    gpu_replica_seconds: float = 0.0
+    gpu_replica_seconds: float = 0.0  # replicas held from t=0 to the horizon
+    horizon: float = 0.0  # workload end + tail: where the run stops and GPU-seconds are counted to
+    lifetimes: list[tuple[float, float]] = field(default_factory=list)  # (asked for, gone or horizon) per replica
     policy_summary: dict = field(default_factory=dict)
     engine_steps: int = 0
 
@@ -121,7 +126,7 @@ class Simulation:
         self._apply(self.fleet.start(self.policy.initial_replicas(), 0.0), 0.0)
         self._push(self._ext, 0.0, _TICK, None)
         last_arrival = self.workload.arrivals[-1].time if self.workload.arrivals else 0.0
-        deadline = max(last_arrival, self.workload.duration_s) + setup.drain_limit_s
+        horizon = max(last_arrival, self.workload.duration_s) + setup.tail_s
         now = 0.0
         while self._ext or self._steps:
             if self._steps and (not self._ext or self._steps[0][0] <= self._ext[0][0]):
@@ -137,16 +142,21 @@ class Simulation:
                 self._apply(self.fleet.tick(now), now)
                 self._dispatch_held(now)
             else:
-                if self._on_tick(now, last_arrival, deadline):
+                if self._on_tick(now, horizon):
                     break
         self.record.end_time = now
+        self.record.horizon = horizon
         for member in self.fleet.members:
-            self._lifetimes += now - member.created_at
+            self._retire(member, horizon)
         self.record.gpu_replica_seconds = self._lifetimes
         self.record.policy_summary = self.policy.summary()
         return self.record
 
-    def _on_tick(self, now: float, last_arrival: float, deadline: float) -> bool:
+    def _retire(self, member: Member, now: float) -> None:
+        self._lifetimes += now - member.created_at
+        self.record.lifetimes.append((member.created_at, now))
+
+    def _on_tick(self, now: float, horizon: float) -> bool:
         self._apply(self.fleet.tick(now), now)
         self._dispatch_held(now)
         view = self._view(now)
@@ -157,10 +167,9 @@ class Simulation:
             self._apply(self.fleet.set_replicas(desired, now, self._cold_start), now)
         self.record.samples.append((now, view.waiting + view.held, view.running, view.ready, view.starting,
                                     self.fleet.desired))
-        done = now >= last_arrival and self._outstanding == 0
-        if done or now >= deadline:
+        if now >= horizon:
             return True
-        self._push(self._ext, now + self.setup.control_interval_s, _TICK, None)
+        self._push(self._ext, min(horizon, now + self.setup.control_interval_s), _TICK, None)
         return False
 
     def _apply(self, changes, now: float) -> None:
@@ -168,7 +177,7 @@ class Simulation:
             self._stats[member] = _MemberStats()
             self._push(self._ext, member.ready_at, _READY, None)
         for member in changes.retired:
-            self._lifetimes += now - member.created_at
+            self._retire(member, now)
             stats = self._stats[member]
             if stats.busy:
                 # The engine already applied its last step; its outcome lands at the step's end.
@@ -180,6 +189,7 @@ class Simulation:
 
     def _on_attempt(self, request: ClientRequest, now: float) -> None:
         request.attempts += 1
+        request.last_attempt = now
         self._offered_total += 1
         refusal = self.policy.admit(now, request)
         if refusal is None:
@@ -299,6 +309,8 @@ class Simulation:
             for engine in outcome.finished:
                 request = self._owner.pop(engine)
                 request.finished = engine.finish_time
+                if engine.output_tokens > 1:
+                    request.tpot = (engine.finish_time - engine.first_token_time) / (engine.output_tokens - 1)
                 stats.completed += 1
                 self._completed_total += 1
                 self._outstanding -= 1

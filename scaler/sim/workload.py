@@ -24,6 +24,7 @@ TRACES_DIR = Path(__file__).resolve().parents[1] / "workloads" / "traces_data"  
 PEAK_BIN_S = 10.0  # static provisioning covers the busiest window of this length
 OPENING_S = 120.0  # autoscaled policies start with what the mean rate of this opening period needs
 BURST_WINDOW_S = 60.0  # for traces, "the burst" is the busiest minute
+PROFILE_BIN_S = 60.0  # a traffic profile reads the 1-minute request rate, as a dashboard's rate(...[1m])
 TRACE_PEAK_REPLICAS = 8  # built-in traces are rate-scaled so their busiest 10 s needs this many
 BURST_NORMAL_REPLICAS = 4  # the standard burst: the normal peak needs this many replicas
 TENANT_MIX_REPLICAS = 4
@@ -64,6 +65,20 @@ def size(arrivals: list[Arrival], duration_s: float, capacity_rps: float, utiliz
     initial = max(1, math.ceil(opening_rate / planned - 1e-9))
     peak = max(initial, math.ceil(peak_rate / planned - 1e-9))
     return Sizing(capacity_rps, planned, peak_rate, opening_rate, initial, peak)
+
+
+def traffic_profile(arrivals, end_s: float | None = None) -> tuple[float, float, float]:
+    """The spec's traffic profile an operator would write from what they have seen up to `end_s`
+    (None: the whole workload): base = mean rate, peak = the highest 1-minute rate, burst growth =
+    the steepest rise between consecutive minutes, per second."""
+    seen = [a for a in arrivals if end_s is None or a.time < end_s]
+    span = end_s if end_s is not None else (seen[-1].time + 1.0 if seen else 1.0)
+    if not seen or span <= 0:
+        return 0.0, 0.0, 0.0
+    whole = max(PROFILE_BIN_S, PROFILE_BIN_S * math.floor(span / PROFILE_BIN_S))  # complete minutes only
+    rates = rate_profile(seen, PROFILE_BIN_S, whole)[:max(1, int(whole // PROFILE_BIN_S))]
+    rises = [b - a for a, b in zip(rates, rates[1:])]
+    return len(seen) / span, max(rates), max([0.0, *rises]) / PROFILE_BIN_S
 
 
 def busiest_window(arrivals: list[Arrival], duration_s: float, window_s: float = BURST_WINDOW_S) -> tuple[float, float]:

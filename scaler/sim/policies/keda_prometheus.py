@@ -8,7 +8,7 @@ default), which it turns into replicas with its tolerance, behaviors and stabili
 
 from __future__ import annotations
 
-from scaler.autoscaling import HpaSpec, KedaSpec, KedaState, Trigger, keda
+from scaler.autoscaling import HpaSpec, KedaSpec, Trigger, keda
 from scaler.sim.observe import FleetView
 from scaler.sim.policies.base import Policy, PolicyContext, Scrape
 
@@ -19,11 +19,11 @@ class PrometheusKeda(Policy):
     scrape_interval_s = PROMETHEUS_SCRAPE_S
     polling_interval_s = 30.0  # KEDA's default pollingInterval
 
-    def __init__(self, ctx: PolicyContext):
-        super().__init__(ctx)
-        self.scrape = Scrape(self.scrape_interval_s)
+    def __init__(self, ctx: PolicyContext, knob_value: float | None = None):
+        super().__init__(ctx, knob_value)
+        self.scrape = Scrape(self.scrape_interval_s, ctx.phases.offset("scrape", self.scrape_interval_s))
         self.keda = KedaSpec(hpa=self.hpa_spec(), polling_interval_s=self.polling_interval_s)
-        self.state = KedaState()
+        self.state = self.keda_state(self.keda)
 
     def hpa_spec(self) -> HpaSpec:
         return HpaSpec(min_replicas=self.min_replicas, max_replicas=self.max_replicas)
@@ -33,5 +33,7 @@ class PrometheusKeda(Policy):
 
     def control(self, now: float, view: FleetView) -> int | None:
         self.scrape.observe(now, view)
+        if now < self.hpa_start_s:
+            return None
         result, self.state = keda.step(self.keda, self.state, now, view.desired, self.triggers)
         return result.replicas

@@ -14,9 +14,11 @@ from scaler.sim.policies.keda_prometheus import PrometheusKeda
 
 class KedaWaiting(PrometheusKeda):
     name = "keda-waiting"
-    threshold = 5.0
+    knob = "threshold (waiting requests per pod)"
+    knob_default = 5.0
+    knob_grid = (1.0, 5.0, 20.0)
     polling_interval_s = 15.0
 
     def triggers(self):
         waiting = self.scrape.sum(lambda m: m.waiting)
-        return [Trigger(Reading("AverageValue", self.threshold, value=waiting))]
+        return [Trigger(Reading("AverageValue", self.knob_value, value=waiting))]

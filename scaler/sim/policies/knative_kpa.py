@@ -1,6 +1,8 @@
 """`knative-kpa`: Knative's Pod Autoscaler (KServe Serverless mode), no shedding.
 
-Source: Knative Serving autoscaling docs and config-autoscaler defaults: concurrency metric
+Source: Knative Serving autoscaling docs and config-autoscaler defaults, which KServe's Serverless
+mode leaves as they are (an InferenceService without scaleTarget sets no
+autoscaling.knative.dev/target; containerConcurrency 0, no hard limit): concurrency metric
 measured by queue-proxy (in-flight requests per pod), container-concurrency-target-default 100
 at target utilisation 70% (target 70 per pod), stable window 60 s, panic window 10% of it (6 s),
 panic threshold 200%, max scale-up rate 1000, max scale-down rate 2, decisions every 2 s
@@ -14,10 +16,11 @@ from __future__ import annotations
 import math
 from collections import deque
 
+from scaler.sim.clocks import Every
 from scaler.sim.observe import FleetView
 from scaler.sim.policies.base import Policy, PolicyContext
 
-TARGET = 100 * 0.7
+TARGET = 100 * 0.7  # container-concurrency-target-default x container-concurrency-target-percentage
 STABLE_WINDOW_S = 60.0
 PANIC_WINDOW_S = 6.0
 PANIC_THRESHOLD = 2.0
@@ -28,11 +31,14 @@ TICK_S = 2.0
 
 class KnativeKpa(Policy):
     name = "knative-kpa"
+    knob = "target (concurrent requests per pod)"
+    knob_default = TARGET
+    knob_grid = (20.0, 70.0, 150.0)
 
-    def __init__(self, ctx: PolicyContext):
-        super().__init__(ctx)
+    def __init__(self, ctx: PolicyContext, knob_value: float | None = None):
+        super().__init__(ctx, knob_value)
+        self._tick = Every(TICK_S, ctx.phases.offset("knative-tick", TICK_S))
         self._samples: deque[tuple[float, float]] = deque()
-        self._last_tick: float | None = None
         self._panic_since: float | None = None
         self._max_panic = 0
         self.panics = 0
@@ -45,13 +51,12 @@ class KnativeKpa(Policy):
         self._samples.append((now, float(view.running + view.waiting)))  # queue-proxy in-flight, ready pods
         while self._samples and self._samples[0][0] <= now - STABLE_WINDOW_S:
             self._samples.popleft()
-        if self._last_tick is not None and now - self._last_tick < TICK_S - 1e-9:
+        if not self._tick.due(now):
             return None
-        self._last_tick = now
         ready = max(1, view.ready)
         up, down = math.ceil(MAX_SCALE_UP_RATE * ready), math.floor(ready / MAX_SCALE_DOWN_RATE)
-        stable = min(max(math.ceil(self._average(now, STABLE_WINDOW_S) / TARGET), down), up)
-        panic = min(max(math.ceil(self._average(now, PANIC_WINDOW_S) / TARGET), down), up)
+        stable = min(max(math.ceil(self._average(now, STABLE_WINDOW_S) / self.knob_value), down), up)
+        panic = min(max(math.ceil(self._average(now, PANIC_WINDOW_S) / self.knob_value), down), up)
         over = panic / ready >= PANIC_THRESHOLD
         if over:
             if self._panic_since is None:

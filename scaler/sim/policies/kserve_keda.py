@@ -19,8 +19,10 @@ from scaler.sim.policies.keda_prometheus import PrometheusKeda
 
 class KServeKedaRunning(PrometheusKeda):
     name = "kserve-keda-running"
-    threshold = 2.0
+    knob = "target (running requests per pod)"
+    knob_default = 2.0
+    knob_grid = (2.0, 8.0, 32.0)
 
     def triggers(self):
         running = self.scrape.sum(lambda m: m.running)
-        return [Trigger(Reading("AverageValue", self.threshold, value=running))]
+        return [Trigger(Reading("AverageValue", self.knob_value, value=running))]

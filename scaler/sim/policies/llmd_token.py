@@ -25,7 +25,24 @@ MIN_PREFILL_THRESHOLD_S = 0.1  # the guide's formula can go to zero for long pro
 
 class LlmdTokenAware(PrometheusKeda):
     name = "llm-d-token"
+    knob = "prefill threshold (s of queued prefill per pod)"
+    knob_default = 0.0  # 0: the guide's formula, TTFT SLO - ISL / V_P
+    knob_grid = (0.1, 0.5, 0.0)
     polling_interval_s = 15.0
+
+    def __init__(self, ctx, knob_value: float | None = None):
+        formula = self.formula_threshold_s(ctx)
+        super().__init__(ctx, formula if not knob_value else knob_value)
+
+    @staticmethod
+    def formula_threshold_s(ctx) -> float:
+        c = ctx.calibration
+        floor = c.median_prompt_tokens / c.prefill_velocity
+        return max(MIN_PREFILL_THRESHOLD_S, ctx.setup.ttft_slo_s - floor)
+
+    @classmethod
+    def grid(cls, ctx) -> tuple[float, ...]:
+        return tuple(sorted({round(v, 3) if v else round(cls.formula_threshold_s(ctx), 3) for v in cls.knob_grid}))
 
     def hpa_spec(self) -> HpaSpec:
         return HpaSpec(min_replicas=self.min_replicas, max_replicas=self.max_replicas,
@@ -33,9 +50,7 @@ class LlmdTokenAware(PrometheusKeda):
 
     @property
     def prefill_threshold_s(self) -> float:
-        c = self.ctx.calibration
-        floor = c.median_prompt_tokens / c.prefill_velocity
-        return max(MIN_PREFILL_THRESHOLD_S, self.ctx.setup.ttft_slo_s - floor)
+        return self.knob_value
 
     def triggers(self):
         backlog_s = self.scrape.sum(lambda m: m.prefill_tokens) / self.ctx.calibration.prefill_velocity

@@ -1,17 +1,17 @@
-"""`ray-serve`: Ray Serve's request-based autoscaler in front of vLLM, with proxy-side 503s.
+"""`ray-serve`: Ray Serve's request-based autoscaler in front of vLLM, as `ray.serve.llm` ships it.
 
 Source: Ray Serve docs, "Ray Serve Autoscaling" / "Advanced Ray Serve Autoscaling" and
-ray.serve.config.AutoscalingConfig (defaults: target_ongoing_requests 2, upscale_delay_s 30,
-downscale_delay_s 600, look_back_period_s 30, metrics_interval_s 10, smoothing factors 1) and
-the deployment option max_queued_requests (requests beyond it get HTTP 503 from the proxy).
-Mechanism: ongoing requests (at replicas plus queued at the proxy) are recorded every second and
-pushed to the controller every metrics_interval_s; the controller averages the last
-look_back_period_s, asks desired = ceil(ongoing / target_ongoing_requests) and applies it only
-after the same direction was asked continuously for upscale_delay_s (downscale_delay_s down).
-A replica takes at most max_ongoing_requests; the rest queue at the proxy up to
-max_queued_requests, beyond that 503 with no Retry-After (clients back off). Ray Serve's generic
-max_ongoing_requests default (5) would throttle vLLM's batching and ray.serve.llm's (1e9)
-disables proxy queueing and so max_queued_requests; we set both to 64 (our choice).
+ray.serve.config.AutoscalingConfig (upscale_delay_s 30, downscale_delay_s 600,
+look_back_period_s 30, metrics_interval_s 10, smoothing factors 1), with the LLM deployment
+defaults of `ray.serve.llm` (ray-project/ray, python/ray/llm/_internal/serve/configs/constants.py
+and core/server/builder.py `DEFAULT_DEPLOYMENT_OPTIONS`): max_ongoing_requests = 1e9 and
+autoscaling_config.target_ongoing_requests = 1e9, i.e. no per-replica cap, so requests never
+queue at the proxy (no 503), and at the default target the deployment does not scale above its
+minimum: an LLM deployment autoscales only once target_ongoing_requests is set, which is the knob.
+Mechanism: ongoing requests (at the replicas) are recorded every second and pushed to the
+controller every metrics_interval_s (its clock at its own phase); the controller averages the
+last look_back_period_s, asks desired = ceil(ongoing / target_ongoing_requests) and applies it
+only after the same direction was asked continuously for upscale_delay_s (downscale_delay_s down).
 """
 
 from __future__ import annotations
@@ -19,33 +19,34 @@ from __future__ import annotations
 import math
 from collections import deque
 
+from scaler.sim.clocks import Every
 from scaler.sim.observe import FleetView
 from scaler.sim.policies.base import Policy, PolicyContext
 
-TARGET_ONGOING = 2.0
+LLM_DEFAULT_TARGET_ONGOING = 1e9  # ray.serve.llm's DEFAULT_MAX_TARGET_ONGOING_REQUESTS
 UPSCALE_DELAY_S = 30.0
 DOWNSCALE_DELAY_S = 600.0
 LOOK_BACK_S = 30.0
 METRICS_INTERVAL_S = 10.0
-MAX_ONGOING = 64
-MAX_QUEUED = 64
 
 
 class RayServe(Policy):
     name = "ray-serve"
-    max_ongoing_per_replica = MAX_ONGOING
-    max_queued = MAX_QUEUED
+    knob = "target_ongoing_requests"
+    knob_default = LLM_DEFAULT_TARGET_ONGOING
+    knob_grid = (4.0, 16.0, 64.0)
 
-    def __init__(self, ctx: PolicyContext):
-        super().__init__(ctx)
+    def __init__(self, ctx: PolicyContext, knob_value: float | None = None):
+        super().__init__(ctx, knob_value)
         self._samples: deque[tuple[float, float]] = deque()
+        self._push = Every(METRICS_INTERVAL_S, ctx.phases.offset("ray-metrics", METRICS_INTERVAL_S))
         self._pushed_at = -math.inf
         self._counter_s = 0.0  # + seconds asking up in a row, - seconds asking down
         self._last: float | None = None
 
     def control(self, now: float, view: FleetView) -> int | None:
         self._samples.append((now, float(view.running + view.waiting + view.held)))
-        if now - self._pushed_at >= METRICS_INTERVAL_S - 1e-9:
+        if self._push.due(now):
             self._pushed_at = now
         visible = [v for t, v in self._samples if self._pushed_at - LOOK_BACK_S < t <= self._pushed_at]
         while self._samples and self._samples[0][0] <= now - LOOK_BACK_S - METRICS_INTERVAL_S:
@@ -55,7 +56,7 @@ class RayServe(Policy):
         if not visible or view.ready == 0:
             return None
         ongoing = sum(visible) / len(visible)
-        desired = min(max(math.ceil(ongoing / TARGET_ONGOING), self.min_replicas), self.max_replicas)
+        desired = min(max(math.ceil(ongoing / self.knob_value), self.min_replicas), self.max_replicas)
         current = view.desired
         if desired > current:
             self._counter_s = max(self._counter_s, 0.0) + dt

@@ -6,7 +6,10 @@ Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobje
 - decision: scaler.policy.decide with ttftSloSeconds from the bench, expectedPrefillSeconds =
   idle TTFT of the workload's median prompt, scaleUpLatencySeconds = the cold-start median,
   perReplicaCapacity = the calibrated saturated throughput, maxConcurrency = the calibrated
-  safe concurrency (TTFT p95 within half the SLO), every other key at its default;
+  safe concurrency (TTFT p95 within half the SLO), targetUtilization (the knob, default 0.8) as
+  render deploys it, every other key at its default;
+- floor: minReplicas as `render` derives it from the spec's traffic profile (base, peak and burst
+  growth of the workload's 1-minute rate over the tuning window) and scale-up latency;
 - actuation: KEDA external trigger, metricType AverageValue, target 1, value = demand, read
   fresh at each HPA sync (15 s); pollingInterval 5 (interactive); HPA behavior as rendered:
   scale up max(100%, 4 pods) per 15 s with no window, scale down 1 pod per 60 s after a 300 s
@@ -23,11 +26,13 @@ from collections import Counter
 
 from scaler.admission import AdmissionConfig, AdmissionState, TenantConfig, admit
 from scaler.admission import Request as AdmissionRequest
-from scaler.autoscaling import HpaSpec, KedaSpec, KedaState, Reading, ScalingPolicy, ScalingRules, Trigger, keda
+from scaler.autoscaling import HpaSpec, KedaSpec, Reading, ScalingPolicy, ScalingRules, Trigger, keda
 from scaler.policy import ModelState, PolicyConfig, SignalWindow, Snapshot, decide
 from scaler.policy.decide import Decision
+from scaler.render.derive import burst_replicas, target_concurrency
 from scaler.sim.observe import FleetView
 from scaler.sim.policies.base import Policy, PolicyContext, Refusal
+from scaler.sim.workload import traffic_profile
 
 MODEL = "model"
 SCRAPE_INTERVAL_S = 1.0
@@ -35,32 +40,48 @@ POLLING_INTERVAL_S = 5.0
 SCALE_UP = ScalingRules(0.0, (ScalingPolicy("Percent", 100, 15.0), ScalingPolicy("Pods", 4, 15.0)), "Max")
 SCALE_DOWN_WINDOW_S = 300.0
 SCALE_DOWN = ScalingRules(SCALE_DOWN_WINDOW_S, (ScalingPolicy("Pods", 1, 60.0),), "Min")
+TARGET_UTILIZATION = PolicyConfig.target_utilization  # the shipped default, the knob's default
 
 
-def policy_config(ctx: PolicyContext) -> PolicyConfig:
+def policy_config(ctx: PolicyContext, target_utilization: float = TARGET_UTILIZATION) -> PolicyConfig:
     setup, calibration = ctx.setup, ctx.calibration
     prefill = min(calibration.median_prefill_s, 0.5 * setup.ttft_slo_s)
     config = PolicyConfig(ttft_slo_s=setup.ttft_slo_s, expected_prefill_s=prefill,
                           scale_up_latency_s=setup.cold_start.median_s,
                           per_replica_capacity_rps=calibration.capacity_rps,
-                          max_concurrency=float(calibration.safe_concurrency))
+                          max_concurrency=float(calibration.safe_concurrency),
+                          target_utilization=target_concurrency(calibration.safe_concurrency, target_utilization)[1])
     config.check()
     return config
 
 
+def replica_floor(ctx: PolicyContext, config: PolicyConfig) -> int:
+    """minReplicas as `slo-scaler render` derives it (scaler.render.derive.burst_replicas) from the
+    traffic profile an operator would write for this workload (measured on the tuning window)."""
+    base, peak, growth = traffic_profile(ctx.arrivals, ctx.tune_end_s)
+    carry = config.per_replica_capacity_rps * config.target_utilization
+    needed, _ = burst_replicas(base, peak, growth, config.scale_up_latency_s, carry)
+    return min(max(1, needed), ctx.sizing.peak)
+
+
 class SloScaler(Policy):
     name = "slo-scaler"
+    knob = "targetUtilization"
+    knob_default = TARGET_UTILIZATION
+    knob_grid = (0.5, 0.65, 0.8, 0.9)
 
-    def __init__(self, ctx: PolicyContext, config: PolicyConfig | None = None, shedding: bool = True):
-        super().__init__(ctx)
-        self.config = config or policy_config(ctx)
+    def __init__(self, ctx: PolicyContext, knob_value: float | None = None, config: PolicyConfig | None = None,
+                 shedding: bool = True):
+        super().__init__(ctx, knob_value)
+        self.config = config or policy_config(ctx, self.knob_value)
+        self.floor = replica_floor(ctx, self.config)
         self.window = SignalWindow(self.config.rate_window_s)
         self.model_state = ModelState()
         self.decision: Decision | None = None
         self.keda = KedaSpec(hpa=HpaSpec(min_replicas=self.min_replicas, max_replicas=self.max_replicas,
                                          scale_up=SCALE_UP, scale_down=SCALE_DOWN),
                              polling_interval_s=POLLING_INTERVAL_S)
-        self.keda_state = KedaState()
+        self.keda_state = self.keda_state(self.keda)
         tenants = sorted({a.tenant for a in ctx.arrivals})
         self.shedding = shedding  # False: the scaler alone (for ablations), every attempt admitted
         self.admission = AdmissionConfig(tenants={t: TenantConfig() for t in tenants})
@@ -80,8 +101,17 @@ class SloScaler(Policy):
             self.decision, self.model_state = decide(MODEL, self.config, self.window, self.model_state, now)
             self.state_seconds[self.decision.state.value] += SCRAPE_INTERVAL_S
             self.transitions += int(self.decision.state_changed)
+        if now < self.hpa_start_s:
+            return None
         result, self.keda_state = keda.step(self.keda, self.keda_state, now, view.desired, self._triggers)
         return result.replicas
+
+    @property
+    def min_replicas(self) -> int:
+        return self.floor
+
+    def initial_replicas(self) -> int:
+        return max(self.ctx.sizing.initial, self.floor)
 
     def _triggers(self) -> list[Trigger]:
         demand = self.decision.demand if self.decision is not None else 0.0
