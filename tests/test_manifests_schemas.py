@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 import subprocess
 from pathlib import Path
 
@@ -106,7 +107,7 @@ def test_rendered_examples_cover_every_kind():
     kinds = {obj["kind"] for path in BUILDS if path.startswith("manifests/examples") for obj in built(path)}
     assert kinds == {
         "InferenceService", "ScaledObject", "TriggerAuthentication", "PriorityClass", "Deployment", "Service",
-        "ConfigMap", "PodMonitor", "PrometheusRule", "EnvoyFilter",
+        "ConfigMap", "PodMonitor", "PrometheusRule", "EnvoyFilter", "LocalModelCache",
     }
 
 
@@ -186,10 +187,14 @@ def test_scaler_container_is_non_root_and_read_only():
     assert {p["containerPort"] for p in container["ports"]} == {9090, 9091, 8081}
 
 
-def test_rbac_only_reads_pods_and_endpointslices():
+def test_rbac_grants_exactly_what_discovery_calls():
+    """The ClusterRole follows the Kubernetes API calls in scaler/sources/discovery.py: list pods, nothing else."""
+    source = (REPO / "scaler" / "sources" / "discovery.py").read_text()
+    calls = set(re.findall(r"self\._api\.(\w+)\(", source))
+    assert calls == {"list_namespaced_pod"}, f"discovery calls {calls}: update manifests/base/rbac.yaml"
     role = next(o for o in built("manifests/base") if o["kind"] == "ClusterRole")
     granted = {(g, r, v) for rule in role["rules"] for g in rule["apiGroups"] for r in rule["resources"] for v in rule["verbs"]}
-    assert granted == {(g, r, v) for g, r in (("", "pods"), ("discovery.k8s.io", "endpointslices")) for v in ("get", "list", "watch")}
+    assert granted == {("", "pods", "list")}
 
 
 def test_tls_overlay_mounts_the_secret():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -182,16 +183,16 @@ def _spec(**changes) -> "object":
 
 
 def test_min_replicas_covers_the_burst_during_scale_up():
-    d = derive(_spec())
-    # warm latency 75 s; reach = min(4 + 0.05 x 75, 30) = 7.75 req/s; carry = 3 x 25/32 = 2.34 req/s.
+    d = derive(_spec(calibration__warmScaleUpLatencySeconds=75))
+    # warm latency 75 s (measured); reach = min(4 + 0.05 x 75, 30) = 7.75 req/s; carry = 3 x 25/32 = 2.34 req/s.
     assert d.scale_up_latency == 75 and d.target_concurrency == 25
     assert d.min_replicas == 4
-    steeper = derive(_spec(traffic__burstGrowthPerSecond=0.2))
+    steeper = derive(_spec(calibration__warmScaleUpLatencySeconds=75, traffic__burstGrowthPerSecond=0.2))
     assert steeper.min_replicas == 9  # min(4 + 15, 30) = 19 req/s / 2.34
 
 
 def test_without_warm_pool_the_cold_latency_sizes_the_headroom():
-    d = derive(_spec(replicas__warmPool=0))
+    d = derive(_spec(replicas__warmPool=0, modelCache=None))
     assert d.scale_up_latency == 300 and d.min_replicas == 9  # min(4 + 0.05 x 300, 30) = 19 req/s / 2.34
 
 
@@ -210,7 +211,8 @@ def test_safe_concurrency_of_one_leaves_no_room_below_it():
 @pytest.mark.parametrize("request_class", ["interactive", "agent"])
 def test_scale_to_zero_refused_when_scale_up_breaks_the_slo(request_class):
     with pytest.raises(SpecError) as err:
-        derive(_spec(requestClass=request_class, replicas__min=0, traffic__baseRequestsPerSecond=0, traffic__burstGrowthPerSecond=0))
+        derive(_spec(requestClass=request_class, replicas__min=0, traffic__baseRequestsPerSecond=0, traffic__burstGrowthPerSecond=0,
+                     calibration__warmScaleUpLatencySeconds=75))
     assert err.value.issues[0].path == "replicas.min"
     assert "scale-up latency 75 s is not below the TTFT p95 SLO (1.5 s)" in str(err.value)
     assert "forceScaleToZero" in str(err.value)
@@ -248,7 +250,8 @@ def test_warning_when_max_replicas_cannot_carry_the_peak(capsys):
 def test_explain_prints_the_reasoning(capsys):
     assert run_cli(str(SPECS[1]), "--explain") == 0
     out = capsys.readouterr().out
-    for step in ("budgetSeconds = 1.25", "scaleUpLatencySeconds = 75: warm pool", "burstReplicas = 4", "minReplicas = 4", "targetUtilization = 0.7812"):
+    for step in ("budgetSeconds = 1.25", "scaleUpLatencySeconds = 30: warm pool of 2 holds GPU nodes, so a scale-up pays only the load",
+                 "burstReplicas = 3", "minReplicas = 3", "targetUtilization = 0.7812"):
         assert step in out
 
 
@@ -269,3 +272,23 @@ def test_trigger_metadata_is_the_keda_contract_and_the_scaler_accepts_it(path):
     assert parsed.model == spec.model.served_name
     assert parsed.policy.ttft_slo_s == spec.slo.ttft_p95_seconds
     assert parsed.source.kind == spec.scaler.source
+
+
+def test_warm_latency_derives_from_the_cold_start_parts():
+    """The warm pool removes node provisioning and the image pull; the model cache the download."""
+    cached = derive(_spec())
+    assert cached.scale_up_latency == 30  # load only
+    uncached = derive(_spec(modelCache=None))
+    assert uncached.scale_up_latency == 45 + 30  # download + load
+    measured = derive(_spec(calibration__warmScaleUpLatencySeconds=50))
+    assert measured.scale_up_latency == 50  # a measured value wins
+
+
+@pytest.mark.parametrize("changes, expected", [
+    (dict(replicas__warmPool=0), "modelCache: expected replicas.warmPool > 0"),
+    (dict(model__uri="pvc://models/qwen"), "modelCache: expected a model.uri KServe's LocalModelCache can download"),
+    (dict(calibration__coldStart=None), "calibration.warmScaleUpLatencySeconds: expected a measured value, or calibration.coldStart"),
+])
+def test_model_cache_and_warm_latency_rules(changes, expected):
+    with pytest.raises(SpecError, match=re.escape(expected)):
+        _spec(**changes)

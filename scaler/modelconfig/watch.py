@@ -40,16 +40,22 @@ def apply(registry, loaded: LoadedConfig) -> None:
     if problems:
         raise ModelConfigError(problems)
     dropped = set(registry.configured) - set(loaded.models)
-    registry.configured.clear()
-    registry.configured.update({name: dict(s.metadata) for name, s in loaded.models.items()})
-    registry.shedding.clear()
-    registry.shedding.update({name: s.shedding for name, s in loaded.models.items()})
+    # In place and key by key: the rate-limit service reads these from its own threads, and a
+    # model kept by the new version must never be seen without settings in between.
+    _replace(registry.configured, {name: dict(s.metadata) for name, s in loaded.models.items()})
+    _replace(registry.shedding, {name: s.shedding for name, s in loaded.models.items()})
     for settings in loaded.models.values():
         registry.ensure(settings.metadata, pinned=True)
     for name in dropped:
         entry = registry.get(name)
         if entry is not None:
             entry.pinned = False
+
+
+def _replace(target: dict, new: dict) -> None:
+    for name in [name for name in target if name not in new]:
+        del target[name]
+    target.update(new)
 
 
 class ConfigWatcher:

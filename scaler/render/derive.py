@@ -130,16 +130,33 @@ def _scale_up_latency(spec: ModelSpec, steps: list[Step]) -> float | None:
     if cal.scale_up_latency_seconds == AUTO:
         steps.append(Step("scaleUpLatencySeconds", AUTO, "calibration says 'auto': the scaler learns it from replicas becoming ready"))
         return None
-    if spec.replicas.warm_pool > 0 and cal.warm_scale_up_latency_seconds is not None:
+    warm, why = warm_scale_up_latency(spec)
+    if spec.replicas.warm_pool > 0 and warm is not None:
         steps.append(Step(
-            "scaleUpLatencySeconds", _fmt(cal.warm_scale_up_latency_seconds),
-            f"warm pool of {spec.replicas.warm_pool} holds GPU nodes, so a scale-up pays container start and weight load "
-            f"({_fmt(cal.warm_scale_up_latency_seconds)} s) instead of the cold {_fmt(cal.scale_up_latency_seconds)} s; "
+            "scaleUpLatencySeconds", _fmt(warm),
+            f"warm pool of {spec.replicas.warm_pool} holds GPU nodes, so a scale-up pays {why} "
+            f"instead of the cold {_fmt(cal.scale_up_latency_seconds)} s; "
             f"beyond {spec.replicas.warm_pool} extra replicas the cold latency applies",
         ))
-        return float(cal.warm_scale_up_latency_seconds)
+        return warm
     steps.append(Step("scaleUpLatencySeconds", _fmt(cal.scale_up_latency_seconds), "measured cold scale-up latency (no warm pool)"))
     return float(cal.scale_up_latency_seconds)
+
+
+def warm_scale_up_latency(spec: ModelSpec) -> tuple[float | None, str]:
+    """A scale-up onto a warm-pool node: the measured value, else from calibration.coldStart. The
+    held node removes provisioning and the image pull; a LocalModelCache also the weight download."""
+    cal = spec.calibration
+    if cal.warm_scale_up_latency_seconds is not None:
+        return float(cal.warm_scale_up_latency_seconds), f"container start and weight load (measured {_fmt(cal.warm_scale_up_latency_seconds)} s)"
+    if cal.cold_start is None:
+        return None, ""
+    c = cal.cold_start
+    if spec.model_cache is not None:
+        return float(c.load_seconds), f"only the load ({_fmt(c.load_seconds)} s from coldStart: node, image and cached weights are already there)"
+    warm = c.weight_download_seconds + c.load_seconds
+    return float(warm), (f"the weight download and load ({_fmt(c.weight_download_seconds)} + {_fmt(c.load_seconds)} s from coldStart; "
+                         "a modelCache would remove the download)")
 
 
 def _target(spec: ModelSpec, source: str, steps: list[Step]) -> tuple[int, float]:

@@ -10,6 +10,14 @@ from typing import Iterator
 
 from scaler.spec.model import ModelSpec
 
+# URIs KServe's LocalModelCache downloads onto nodes (pvc:// is already on a volume, oci:// is an image).
+CACHEABLE_SCHEMES = ("hf", "s3", "gs", "https")
+
+
+def cacheable(uri: str) -> bool:
+    return uri.split("://", 1)[0] in CACHEABLE_SCHEMES
+
+
 # Set by the renderer from the spec itself; a second value in `runtime.args` would fight it.
 RESERVED_ARGS = ("--model", "--port", "--served-model-name", "--host")
 
@@ -56,8 +64,13 @@ def _replicas(spec: ModelSpec) -> Iterator[Issue]:
     cold = spec.calibration.scale_up_latency_seconds
     if warm is not None and isinstance(cold, float) and warm > cold:
         yield Issue("calibration.warmScaleUpLatencySeconds", f"at most calibration.scaleUpLatencySeconds ({cold:g})", warm)
-    if r.warm_pool > 0 and warm is None:
-        yield Issue("calibration.warmScaleUpLatencySeconds", "a measured value when replicas.warmPool > 0 (the warm pool exists to shorten it)")
+    if r.warm_pool > 0 and warm is None and spec.calibration.cold_start is None:
+        yield Issue("calibration.warmScaleUpLatencySeconds", "a measured value, or calibration.coldStart to derive it, when replicas.warmPool > 0 (the warm pool exists to shorten it)")
+    if spec.model_cache is not None:
+        if r.warm_pool == 0:
+            yield Issue("modelCache", "replicas.warmPool > 0: cached weights only help on nodes the warm pool keeps up")
+        if not cacheable(spec.model.uri):
+            yield Issue("modelCache", f"a model.uri KServe's LocalModelCache can download ({', '.join(CACHEABLE_SCHEMES)}), not {spec.model.uri.split(':', 1)[0]}://")
 
 
 def _runtime(spec: ModelSpec) -> Iterator[Issue]:
@@ -109,8 +122,26 @@ def _gateway(spec: ModelSpec) -> Iterator[Issue]:
         yield Issue("gateway.istio", "the ingress gateway (host, and optionally namespace, selector, port) when gateway.kind is 'istio'")
     if g.kind == "envoy" and g.istio is not None:
         yield Issue("gateway.istio", "no value when gateway.kind is 'envoy'")
+    if g.istio is not None and g.istio.predictor_host is None and predictor_host(spec) is None:
+        yield Issue(
+            "gateway.istio.predictorHost",
+            f"the predictor's host when gateway.istio.host does not start with '{spec.name}-{spec.namespace}.' "
+            "(KServe's pattern): requests to that host would bypass shedding",
+        )
     if g.listen_port == g.admin_port:
         yield Issue("gateway.adminPort", f"a port other than gateway.listenPort ({g.listen_port})", g.admin_port)
+
+
+def predictor_host(spec: ModelSpec) -> str | None:
+    """KServe names the predictor's host <name>-predictor-<namespace>.<domain> next to the service's
+    <name>-<namespace>.<domain>; None when the configured host does not follow that pattern."""
+    gw = spec.gateway.istio
+    if gw is None:
+        return None
+    if gw.predictor_host is not None:
+        return gw.predictor_host
+    prefix = f"{spec.name}-{spec.namespace}."
+    return f"{spec.name}-predictor-{spec.namespace}.{gw.host[len(prefix):]}" if gw.host.startswith(prefix) else None
 
 
 def _alerts(spec: ModelSpec) -> Iterator[Issue]:

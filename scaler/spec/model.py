@@ -97,11 +97,25 @@ class Traffic(_Spec):
     burst_growth_per_second: Rate = Field(description="how fast the request rate can climb during a burst, in requests/s per second")
 
 
+class ColdStart(_Spec):
+    """Where a cold scale-up's time goes (measured). The warm pool removes the first two parts,
+    a LocalModelCache the third; loading the weights into GPU memory always remains."""
+
+    node_provision_seconds: Annotated[float, Field(ge=0, le=7200)] = Field(description="cluster autoscaler: a new GPU node joins and is Ready")
+    image_pull_seconds: Annotated[float, Field(ge=0, le=7200)] = Field(description="the vLLM image pulled to the node")
+    weight_download_seconds: Annotated[float, Field(ge=0, le=7200)] = Field(description="the storage initializer downloads the weights")
+    load_seconds: Annotated[float, Field(ge=0, le=7200)] = Field(description="container start, weights into GPU memory, CUDA graphs, until /health")
+
+
 class Calibration(_Spec):
     safe_concurrency: Annotated[int, Field(ge=1, le=100000)] = Field(description="concurrent requests per replica before TTFT degrades (measured)")
     per_replica_capacity: PositiveOrAuto = Field(description="sustainable requests/s per replica, or 'auto' to learn it")
     scale_up_latency_seconds: PositiveOrAuto = Field(description="measured time from scale-up to Ready on a cold node (node, image, weights), or 'auto'")
-    warm_scale_up_latency_seconds: Seconds | None = Field(None, description="measured time from scale-up to Ready on a warm-pool node (container start and weight load)")
+    warm_scale_up_latency_seconds: Seconds | None = Field(
+        None, description="measured time from scale-up to Ready on a warm-pool node; derived from coldStart when absent "
+        "(load, plus weight download unless a LocalModelCache is rendered)"
+    )
+    cold_start: ColdStart | None = Field(None, description="the parts of a cold scale-up, to derive the warm latency")
     expected_prefill_seconds: Annotated[float, Field(ge=0, le=3600)] = 0.0
 
 
@@ -134,7 +148,10 @@ class Shedding(_Spec):
 class IstioGateway(_Spec):
     namespace: Namespace = "istio-system"
     selector: dict[LabelKey, LabelValue] = Field(default_factory=lambda: {"istio": "ingressgateway"})
-    host: Hostname = Field(description="host the gateway routes to this model (KServe's predictor host)")
+    host: Hostname = Field(description="host the gateway routes to this model (KServe's <name>-<namespace>.<domain>)")
+    predictor_host: Hostname | None = Field(
+        None, description="the predictor's own host, also shed; derived as <name>-predictor-<namespace>.<domain> when host follows KServe's pattern"
+    )
     port: Annotated[int, Field(ge=1, le=65535)] = 80
 
 
@@ -180,17 +197,24 @@ class Alerts(_Spec):
     )
 
 
-# KServe releases this renderer supports: `serving.kserve.io/deploymentMode: Standard` exists
-# from 0.16 (older ones only know RawDeployment, and silently fall back to the configmap default,
-# often Serverless, on a value they do not know); 0.20 is the newest checked.
-KSERVE_VERSIONS = ("0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20")
+# KServe releases this renderer supports, 0.15 to 0.20: `serving.kserve.io/deploymentMode: Standard`
+# exists from 0.16; 0.15 only knows RawDeployment and silently falls back to the configmap default
+# (often Serverless: no <isvc>-predictor Deployment for the ScaledObject) on a value it does not know.
+KSERVE_VERSIONS = ("0.15", "0.16", "0.17", "0.18", "0.19", "0.20")
 STANDARD_MODE_SINCE = "0.16"
 
 
 class KServe(_Spec):
-    version: Literal["0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20"] = Field(
-        "0.16", description="installed KServe minor version: 0.16 and later get deploymentMode Standard, 0.14 and 0.15 RawDeployment"
+    version: Literal["0.15", "0.16", "0.17", "0.18", "0.19", "0.20"] = Field(
+        "0.16", description="installed KServe minor version (0.15 to 0.20): 0.16 and later get deploymentMode Standard, 0.15 RawDeployment"
     )
+
+
+class ModelCache(_Spec):
+    """KServe LocalModelCache: the weights kept on the warm pool's nodes, so a new replica skips the download."""
+
+    node_group: ModelName = Field(description="an existing KServe LocalModelNodeGroup whose nodes are the warm pool's (runtime.nodeSelector)")
+    model_size: Quantity = Field(description="disk the weights need on each node, like '16Gi'")
 
 
 class Monitoring(_Spec):
@@ -220,4 +244,5 @@ class ModelSpec(_Spec):
     scaler: Scaler = Field(default_factory=Scaler)
     alerts: Alerts = Field(default_factory=Alerts)
     monitoring: Monitoring = Field(default_factory=Monitoring)
+    model_cache: ModelCache | None = None
     kserve: KServe = Field(default_factory=KServe)
