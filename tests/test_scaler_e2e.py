@@ -152,8 +152,7 @@ def test_prometheus_killed_serves_last_good_value_then_unavailable(
 
     poll_until(lambda: serve.metric("slo_scaler_ready_replicas", model=MODEL) == REPLICAS, 10, "both replicas seen")
     value()
-    prom.proc.kill()
-    prom.proc.wait()
+    prom.kill()
     killed = time.monotonic()
     poll_until(lambda: serve.metric("slo_scaler_source_up", model=MODEL, source="prometheus") == 0, 5,
                "the poller to notice Prometheus is gone")
