@@ -192,7 +192,7 @@ def test_min_replicas_covers_the_burst_during_scale_up():
 
 
 def test_without_warm_pool_the_cold_latency_sizes_the_headroom():
-    d = derive(_spec(replicas__warmPool=0, modelCache=None))
+    d = derive(_spec(replicas__warmPool=0))
     assert d.scale_up_latency == 300 and d.min_replicas == 9  # min(4 + 0.05 x 300, 30) = 19 req/s / 2.34
 
 
@@ -250,8 +250,7 @@ def test_warning_when_max_replicas_cannot_carry_the_peak(capsys):
 def test_explain_prints_the_reasoning(capsys):
     assert run_cli(str(SPECS[1]), "--explain") == 0
     out = capsys.readouterr().out
-    for step in ("budgetSeconds = 1.25", "scaleUpLatencySeconds = 30: warm pool of 2 holds GPU nodes, so a scale-up pays only the load",
-                 "burstReplicas = 3", "minReplicas = 3", "targetUtilization = 0.7812"):
+    for step in ("budgetSeconds = 1.25", "scaleUpLatencySeconds = 75: warm pool", "burstReplicas = 4", "minReplicas = 4", "targetUtilization = 0.7812"):
         assert step in out
 
 
@@ -276,19 +275,25 @@ def test_trigger_metadata_is_the_keda_contract_and_the_scaler_accepts_it(path):
 
 def test_warm_latency_derives_from_the_cold_start_parts():
     """The warm pool removes node provisioning and the image pull; the model cache the download."""
-    cached = derive(_spec())
+    parts = {"nodeProvisionSeconds": 150, "imagePullSeconds": 75, "weightDownloadSeconds": 45, "loadSeconds": 30}
+    cached = derive(_spec(calibration__warmScaleUpLatencySeconds=None, calibration__coldStart=parts))
     assert cached.scale_up_latency == 30  # load only
-    uncached = derive(_spec(modelCache=None))
+    uncached = derive(_spec(calibration__warmScaleUpLatencySeconds=None, calibration__coldStart=parts, modelCache=None))
     assert uncached.scale_up_latency == 45 + 30  # download + load
-    measured = derive(_spec(calibration__warmScaleUpLatencySeconds=50))
+    measured = derive(_spec(calibration__warmScaleUpLatencySeconds=50, calibration__coldStart=parts))
     assert measured.scale_up_latency == 50  # a measured value wins
 
 
 @pytest.mark.parametrize("changes, expected", [
-    (dict(replicas__warmPool=0), "modelCache: expected replicas.warmPool > 0"),
     (dict(model__uri="pvc://models/qwen"), "modelCache: expected a model.uri KServe's LocalModelCache can download"),
-    (dict(calibration__coldStart=None), "calibration.warmScaleUpLatencySeconds: expected a measured value, or calibration.coldStart"),
+    (dict(calibration__warmScaleUpLatencySeconds=None), "calibration.warmScaleUpLatencySeconds: expected a measured value, or calibration.coldStart"),
 ])
 def test_model_cache_and_warm_latency_rules(changes, expected):
     with pytest.raises(SpecError, match=re.escape(expected)):
         _spec(**changes)
+
+
+def test_model_cache_without_a_warm_pool_is_not_rendered():
+    spec = _spec(replicas__warmPool=0)
+    assert "localmodelcache.yaml" not in render_model(spec).files
+    assert any("no LocalModelCache is rendered" in w for w in derive(spec).warnings)

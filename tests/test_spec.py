@@ -84,7 +84,7 @@ INVALID = [
     ("prometheus source without address", "scaler.prometheusAddress", _DELETE, "scaler.prometheusAddress", "a Prometheus URL"),
     ("istio gateway without istio block", "gateway.istio", _DELETE, "gateway.istio", "when gateway.kind is 'istio'"),
     ("hysteresis inverted", "scaler.thresholds", {"yellowExitRatio": 0.5, "yellowEnterRatio": 0.4}, "scaler.thresholds.yellowExitRatio", "hysteresis"),
-    ("warm pool without warm latency", "calibration.coldStart", _DELETE, "calibration.warmScaleUpLatencySeconds", "warmPool > 0"),
+    ("warm pool without warm latency", "calibration.warmScaleUpLatencySeconds", _DELETE, "calibration.warmScaleUpLatencySeconds", "warmPool > 0"),
 ]
 
 

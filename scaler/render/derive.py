@@ -91,6 +91,9 @@ def derive(spec: ModelSpec, source: str = "<spec>") -> Derived:
                 f"({_fmt(spec.traffic.peak_requests_per_second)}): the peak needs {for_peak} replicas; expect shedding at peak"
             )
 
+    if spec.model_cache is not None and rep.warm_pool == 0:
+        warnings.append("modelCache is set but replicas.warmPool is 0: no LocalModelCache is rendered (cached weights only help on nodes the warm pool keeps up)")
+
     polling = spec.scaler.polling_interval_seconds or POLLING_INTERVAL_S[spec.request_class]
     steps.append(Step("pollingInterval", polling, "from scaler.pollingIntervalSeconds" if spec.scaler.polling_interval_seconds else f"default for request class {spec.request_class}"))
 

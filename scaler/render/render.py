@@ -100,7 +100,7 @@ def render_model(spec: ModelSpec, source: str = "<spec>", templates_dir: str | N
         files["triggerauthentication.yaml"] = render("keda/triggerauthentication.yaml.j2")
     if spec.replicas.warm_pool > 0:
         files["warmpool.yaml"] = render("warmpool/warmpool.yaml.j2")
-    if spec.model_cache is not None:  # checks.py: only with a warm pool and a cacheable URI
+    if spec.model_cache is not None and spec.replicas.warm_pool > 0:  # checks.py: the URI is cacheable
         files["localmodelcache.yaml"] = render("kserve/localmodelcache.yaml.j2")
     files["podmonitor.yaml"] = render("monitoring/podmonitor.yaml.j2")
     files["prometheusrule.yaml"] = render("monitoring/prometheusrule.yaml.j2")

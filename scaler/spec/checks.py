@@ -67,8 +67,6 @@ def _replicas(spec: ModelSpec) -> Iterator[Issue]:
     if r.warm_pool > 0 and warm is None and spec.calibration.cold_start is None:
         yield Issue("calibration.warmScaleUpLatencySeconds", "a measured value, or calibration.coldStart to derive it, when replicas.warmPool > 0 (the warm pool exists to shorten it)")
     if spec.model_cache is not None:
-        if r.warm_pool == 0:
-            yield Issue("modelCache", "replicas.warmPool > 0: cached weights only help on nodes the warm pool keeps up")
         if not cacheable(spec.model.uri):
             yield Issue("modelCache", f"a model.uri KServe's LocalModelCache can download ({', '.join(CACHEABLE_SCHEMES)}), not {spec.model.uri.split(':', 1)[0]}://")
 
