@@ -21,6 +21,7 @@ from scaler.cli import main
 from scaler.loadgen.client import OK, REFUSED, Result
 from scaler.loadgen.results import summarize, timeline, write_json
 from scaler.loadgen.retry import Backoff
+from scaler.render.derive import derive
 from scaler.spec import parse_spec
 
 REPO = Path(__file__).resolve().parent.parent
@@ -93,10 +94,12 @@ def test_scale_to_zero_that_conflicts_with_the_slo_fails_naming_the_cause():
 
 
 def test_scale_down_shorter_than_the_scale_up_latency_fails():
-    item = run_items(spec("chat", **{"replicas.scaleDownStabilizationSeconds": 60}))["spec.scale-down"]
+    planned = derive(spec("chat")).scale_up_latency  # what render plans a scale-up to take
+    short = int(planned) - 15
+    item = run_items(spec("chat", **{"replicas.scaleDownStabilizationSeconds": short}))["spec.scale-down"]
     assert item.status is Status.FAIL
-    assert "scale-down stabilisation 60 s is shorter than the scale-up latency 75 s" in item.reason
-    assert "at least 75" in item.remedy
+    assert f"scale-down stabilisation {short} s is shorter than the scale-up latency {planned:g} s" in item.reason
+    assert f"at least {planned:g}" in item.remedy
 
 
 def test_scale_down_uses_a_measured_latency_longer_than_planned():
@@ -132,7 +135,7 @@ def test_ready_latencies(label, desired, ready, measured, waiting):
     ({"calibration.perReplicaCapacity": "auto"}, "spec.min-replicas", Status.WARN, "cannot be sized"),
     ({"replicas.max": 2}, "spec.min-replicas", Status.WARN, "replicas.max is 2"),
     ({"calibration.scaleUpLatencySeconds": "auto", "alerts.replicaReadyTimeoutSeconds": 600,
-      "calibration.warmScaleUpLatencySeconds": None, "replicas.warmPool": 0}, "spec.scale-down", Status.UNKNOWN, "'auto'"),
+      "calibration.coldStart": None, "modelCache": None, "replicas.warmPool": 0}, "spec.scale-down", Status.UNKNOWN, "'auto'"),
 ])
 def test_spec_items_table(edits, item, status, words):
     result = run_items(spec("chat", **edits))[item]
@@ -246,7 +249,9 @@ def test_cli_json_and_markdown_and_exit_codes(tmp_path, capsys):
     assert all(item["evidence"] and item["checklist"] for item in doc["items"])
 
     broken = tmp_path / "chat-zero.yaml"
-    broken.write_text(yaml.safe_dump(spec_dict("chat") | {"replicas": {"min": 0, "max": 14}}))
+    doc = spec_dict("chat")
+    doc["replicas"]["min"] = 0
+    broken.write_text(yaml.safe_dump(doc))
     assert main(["check", str(broken), "-o", "markdown"]) == 1
     out = capsys.readouterr().out
     assert "| **FAIL** | llm/chat | spec.scale-to-zero |" in out

@@ -75,16 +75,19 @@ def calibration(facts: SpecFacts) -> ItemResult:
 
 def scale_up_latency(facts: SpecFacts) -> ItemResult:
     spec, cal = facts.spec, facts.spec.calibration
+    planned = facts.sizing.scale_up_latency if facts.sizing else None
     evidence = [Evidence("calibration.scaleUpLatencySeconds", cal.scale_up_latency_seconds),
                 Evidence("calibration.warmScaleUpLatencySeconds", cal.warm_scale_up_latency_seconds),
-                Evidence("replicas.warmPool", spec.replicas.warm_pool)]
+                Evidence("calibration.coldStart", cal.cold_start.model_dump(by_alias=True) if cal.cold_start else None),
+                Evidence("replicas.warmPool", spec.replicas.warm_pool),
+                Evidence("scale-up latency planned (render --explain scaleUpLatencySeconds)", planned if planned is not None else AUTO)]
     if cal.scale_up_latency_seconds == AUTO:
         return result("spec.scale-up-latency", model_id(spec), Status.WARN,
                       "scaleUpLatencySeconds is 'auto': the scaler starts from a prior and learns from replicas becoming ready",
                       evidence, "measure scale-up decision to Ready on a cold node (see prom.scale-up-latency) and declare it")
+    warm = f"; a scale-up onto the warm pool is planned at {_s(planned)}" if planned is not None and planned != cal.scale_up_latency_seconds else ""
     return result("spec.scale-up-latency", model_id(spec), Status.PASS,
-                  f"cold scale-up latency declared ({_s(cal.scale_up_latency_seconds)})"
-                  + (f", warm {_s(cal.warm_scale_up_latency_seconds)}" if cal.warm_scale_up_latency_seconds else ""), evidence)
+                  f"cold scale-up latency declared ({_s(cal.scale_up_latency_seconds)}){warm}", evidence)
 
 
 def _step(derived: Derived, name: str) -> object:
@@ -231,7 +234,7 @@ def scale_down(facts: SpecFacts, measured_latency_s: float | None, measured_from
     spec = facts.spec
     window = spec.replicas.scale_down_stabilization_seconds
     planned = facts.sizing.scale_up_latency if facts.sizing else None
-    evidence = [Evidence("replicas.scaleDownStabilizationSeconds (HPA scaleDown window, KEDA cooldownPeriod)", window),
+    evidence = [Evidence("replicas.scaleDownStabilizationSeconds (HPA scaleDown stabilizationWindowSeconds)", window),
                 Evidence("scale-up latency planned (render --explain scaleUpLatencySeconds)", planned if planned is not None else AUTO)]
     if measured_latency_s is not None:
         evidence.append(Evidence(f"scale-up latency measured ({measured_from})", measured_latency_s))
