@@ -166,19 +166,31 @@ def test_state_survives_as_explicit_value():
 
 def test_worked_example_in_docs_policy_md():
     config = PolicyConfig(ttft_slo_s=2.0, expected_prefill_s=0.2, per_replica_capacity_rps=5.0,
-                          scale_up_latency_s=60.0, target_utilization=0.8, rate_window_s=10)
+                          scale_up_latency_s=60.0, target_utilization=0.8, rate_window_s=10,
+                          max_concurrency=64, prefill_tps=10_000)
     scenario = Scenario(config)
     scenario.now = -1.0
     for t in range(11):
-        decision = scenario.tick(waiting=12, running=16, ready=2, completions_per_s=10,
-                                 arrivals_total=14.0 * t, starting_ages=(30.0 + t,))
+        decision = scenario.tick(waiting=6, running=40, ready=2, completions_per_s=10, arrivals_total=14.0 * t,
+                                 starting_ages=(30.0 + t,), prompt_tokens_in_flight=40_000)
     assert decision.budget_s == pytest.approx(1.8)
-    assert decision.wait_s == pytest.approx(1.2)
-    assert decision.peak_wait_s == pytest.approx(6.4, abs=0.01)
+    assert decision.wait_s == 0.0  # 46 in flight, 128 slots: nobody waits for a slot
+    assert decision.ttft_s == pytest.approx(0.0 + (40_000 / 2 + 2_000) / 10_000)  # 2.2 s
     assert decision.state is State.RED and decision.reason == "wait-exceeds-budget"
-    assert decision.demand == pytest.approx(3.55)
-    assert decision.admission_rps == pytest.approx(10.0)  # batches full: the drain rate
-    assert decision.retry_after_s == pytest.approx(6.4 - 1.8)  # RED only projected: the wait beyond budget
+    assert decision.demand == pytest.approx((14 + 6 / 60) / (5 * 0.8))  # 3.525: KEDA asks for 4
+    assert decision.need == decision.demand and decision.burst_window_s == 0.0
+    assert decision.pressure == pytest.approx(3.525 / 2)
+    # Prefill keeps 28,800 tokens within 0.8 x budget; the 11,200 beyond go within one budget.
+    assert decision.admission_rps == pytest.approx((20_000 - 11_200 / 1.8) / 2_000)  # 6.89/s
+    assert decision.retry_after_s == 1.0  # 0.2 s over budget, clamped to 1 s
+
+    # The same fleet seen by request counts only: nobody waits for a slot, so all looks well.
+    counts = Scenario(PolicyConfig(**{**config.__dict__, "prefill_tps": None}))
+    counts.now = -1.0
+    for t in range(11):
+        blind = counts.tick(waiting=6, running=40, ready=2, completions_per_s=10, arrivals_total=14.0 * t,
+                            starting_ages=(30.0 + t,))
+    assert blind.state is State.GREEN and blind.ttft_s == pytest.approx(0.2)
 
 
 def test_arrival_trend_counts_only_when_it_stands_out_of_poisson_noise():
@@ -197,23 +209,28 @@ def test_arrival_trend_counts_only_when_it_stands_out_of_poisson_noise():
     assert rising.arrival_trend_rps2 > 2.0
 
 
-def test_a_burst_the_batch_absorbs_is_not_shed():
+def test_a_burst_is_shed_only_once_requests_admitted_now_would_miss():
     # 103 running on 3 replicas, nothing waiting, arrivals 3/s above the completion rate: they
     # fill free batch slots. With 100 slots a replica, 60 s of it fits (the simulator's finding,
-    # docs/simulator.md); with 36 slots the batch is full in a second and the queue would blow
-    # the budget long before a new replica lands.
-    def run(slots):
+    # docs/simulator.md); with 36 slots the batch fills in a second and a queue is projected to
+    # blow the budget before a new replica lands, but requests admitted now still start at once:
+    # refusing them would not help them (the previous core went RED here). Once requests do wait
+    # beyond the budget, RED.
+    def run(slots, waiting=0.0):
         config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": slots, "per_replica_capacity_rps": 4.25})
         scenario = Scenario(config)
         running = 67.0
         for _ in range(12):
             running += 3.0
-            decision = scenario.tick(waiting=0, running=running, ready=3, completions_per_s=12.75)
+            decision = scenario.tick(waiting=waiting, running=min(running, 3 * slots), ready=3, completions_per_s=12.75)
         return decision
 
     roomy, tight = run(100.0), run(36.0)
     assert roomy.state is State.GREEN and roomy.peak_wait_s == 0.0, roomy.detail
-    assert tight.state is State.RED and tight.wait_s == 0.0, tight.detail
+    assert tight.state is not State.RED and tight.wait_s == 0.0, tight.detail
+    assert tight.peak_wait_s > tight.budget_s  # the projection still sees it coming
+    queued = run(36.0, waiting=40.0)
+    assert queued.state is State.RED and queued.wait_s > queued.budget_s, queued.detail
 
 
 def test_red_needs_half_a_window_of_history_unless_the_queue_is_already_over_budget():

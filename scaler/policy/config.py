@@ -35,6 +35,9 @@ class PolicyConfig:
     # max_num_seqs); None: learned as R / N while requests wait (the batch is then full).
     max_concurrency: float | None = None
     target_utilization: float = 0.8
+    # One replica's prefill throughput in prompt tokens/s (llm-d's peakPrefillThroughput); None:
+    # unknown, the TTFT predictor then counts the queue only.
+    prefill_tps: float | None = None
     yellow_enter_ratio: float = 0.4
     yellow_exit_ratio: float = 0.3
     red_enter_ratio: float = 1.0
@@ -136,6 +139,7 @@ _KEYS = {
     "perReplicaCapacity": ("per_replica_capacity_rps", _number_or_auto(0.0)),
     "maxConcurrency": ("max_concurrency", _number_or_auto(0.0)),
     "targetUtilization": ("target_utilization", _number(0.0, 1.0)),
+    "prefillTokensPerSecond": ("prefill_tps", _number(0.0, 1e9)),
     "yellowEnterRatio": ("yellow_enter_ratio", _number(0.0, 10.0)),
     "yellowExitRatio": ("yellow_exit_ratio", _number(0.0, 10.0)),
     "redEnterRatio": ("red_enter_ratio", _number(0.0, 10.0)),

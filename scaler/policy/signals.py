@@ -30,6 +30,9 @@ class Snapshot:
     arrivals_total: float | None = None
     # Seconds each replica still starting has been starting; None when the source cannot see pods.
     starting_ages: tuple[float, ...] | None = None
+    # Prompt tokens of requests not yet at their first token (llm-d EPP's in-flight tokens);
+    # None when the source lacks it (the predictor then counts waiting requests).
+    prompt_tokens_in_flight: float | None = None
 
     def __post_init__(self):
         for name in ("time", "waiting", "running"):

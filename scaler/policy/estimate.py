@@ -1,0 +1,123 @@
+"""One tick's evidence about one model, computed once: rates, capacity, batch slots, scale-up time,
+replicas on their way, and what the policy learns from them (docs/policy.md, Inputs).
+
+`estimate(config, window, state, now)` is pure; the Estimate it returns is what every formula of
+the decision reads, by keyword, so each concept has one name and one value per tick.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scaler.policy.config import PolicyConfig
+from scaler.policy.signals import SignalWindow
+
+# Learned values move by this fraction of each new sample (EWMA), so one odd sample cannot swing them.
+LEARN_RATE = 0.3
+
+
+@dataclass(frozen=True)
+class Learned:
+    """What the policy learns online and carries between ticks."""
+
+    capacity_rps: float | None = None
+    scale_up_s: float | None = None
+    concurrency: float | None = None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    time: float
+    waiting: float  # W
+    running: float  # R
+    ready: int  # N
+    prompt_tokens_in_flight: float | None  # P: prompt tokens not yet at their first token
+    arrival_rps: float  # lambda
+    arrival_trend_rps2: float  # d lambda / dt, 0 unless it beats Poisson noise
+    completion_rps: float  # mu
+    history_s: float  # how much history the rates rest on
+    capacity_rps: float | None  # c, per replica
+    capacity_source: str  # configured | learned | prior | unknown
+    slots: float | None  # S: requests one replica's batch holds within the SLO
+    scale_up_s: float  # L
+    pending: tuple[float, ...]  # when each replica not yet ready was asked for, oldest first
+    landings: tuple[float, ...]  # seconds until each pending replica (not overdue) is ready, sorted
+    drain_rps: float  # r0 = max(mu, N * c): how fast the queue starts
+    stalled: bool  # requests wait, replicas are ready, nothing completed in half a window
+    rates_settled: bool  # half a window of history: rates from fewer seconds are noise
+    notes: tuple[str, ...]
+
+    @property
+    def step_rps(self) -> float:
+        """What one more ready replica adds to the drain rate."""
+        return self.capacity_rps or (self.completion_rps / self.ready if self.ready else 0.0)
+
+
+def estimate(config: PolicyConfig, window: SignalWindow, learned: Learned, pending_since: tuple[float, ...],
+             last_ready: int, now: float) -> tuple[Estimate, Learned]:
+    snap = window.latest
+    if snap is None:
+        raise ValueError("decide: the window holds no snapshot yet")
+    rates = window.rates()
+    mu = rates.completion_rps if rates else 0.0
+    lam = rates.arrival_rps if rates else 0.0
+    trend = rates.arrival_trend_rps2 if rates else 0.0
+    history_s = rates.span_s if rates else 0.0
+    ready = snap.ready_replicas
+    notes: list[str] = []
+
+    # Replicas becoming ready teach us the scale-up latency (the oldest request is served first).
+    became_ready = max(0, ready - last_ready)
+    learned_l = learned.scale_up_s
+    for asked in pending_since[:became_ready]:
+        sample = now - asked
+        learned_l = _learn(learned_l, sample)
+        notes.append(f"replica ready after {sample:.1f}s")
+    if snap.starting_ages is not None:
+        pending = tuple(sorted(now - age for age in snap.starting_ages))
+    else:
+        pending = tuple(pending_since[became_ready:])
+    scale_up = config.scale_up_latency_s
+    if scale_up is None:
+        scale_up = learned_l if learned_l is not None else config.scale_up_prior_s
+
+    # A saturated window (queue non-empty for a while) shows what a replica can do and how many
+    # requests its batch holds.
+    learned_c, learned_s = learned.capacity_rps, learned.concurrency
+    half_window = config.rate_window_s / 2
+    if ready > 0 and window.queue_sustained():
+        learned_s = _learn(learned_s, snap.running / ready)
+        if mu > 0 and history_s >= half_window:
+            learned_c = _learn(learned_c, mu / ready)
+    capacity, source = _capacity(config, learned_c)
+    slots = config.max_concurrency if config.max_concurrency is not None else learned_s
+
+    # A replica past its expected scale-up latency is late for a reason we cannot see (no GPU,
+    # image pull): count no capacity from it until it is actually ready.
+    landings = tuple(sorted(scale_up - (now - asked) for asked in pending if now - asked < scale_up))
+    if len(landings) < len(pending):
+        notes.append(f"{len(pending) - len(landings)} replica(s) overdue past {scale_up:.0f}s")
+    drain = max(mu, ready * capacity) if capacity else mu
+    stalled = snap.waiting > 0 and ready > 0 and mu == 0 and history_s >= half_window
+    est = Estimate(
+        time=now, waiting=snap.waiting, running=snap.running, ready=ready,
+        prompt_tokens_in_flight=snap.prompt_tokens_in_flight, arrival_rps=lam, arrival_trend_rps2=trend,
+        completion_rps=mu, history_s=history_s, capacity_rps=capacity, capacity_source=source, slots=slots,
+        scale_up_s=scale_up, pending=pending, landings=landings, drain_rps=drain, stalled=stalled,
+        rates_settled=history_s >= half_window, notes=tuple(notes),
+    )
+    return est, Learned(capacity_rps=learned_c, scale_up_s=learned_l, concurrency=learned_s)
+
+
+def _capacity(config: PolicyConfig, learned: float | None) -> tuple[float | None, str]:
+    if config.per_replica_capacity_rps is not None:
+        return config.per_replica_capacity_rps, "configured"
+    if learned is not None:
+        return learned, "learned"
+    if config.capacity_prior_rps is not None:
+        return config.capacity_prior_rps, "prior"
+    return None, "unknown"
+
+
+def _learn(current: float | None, sample: float) -> float:
+    return sample if current is None else current + LEARN_RATE * (sample - current)

@@ -1,0 +1,101 @@
+"""Headroom from history: the bursts the recent past has shown, over windows up to the scale-up
+horizon, and the replicas that must already be up to absorb one like them.
+
+Capacity asked for now lands after the scale-up latency L, so a burst of A requests over w <= L
+seconds falls on the replicas already up. N replicas hold it within the SLO while what they
+complete (c x w each) plus what their batches absorb (a share of their S slots, less the R
+requests already running) covers it:
+
+    N >= (A_w + R) / (c x w + BURST_SLOT_SHARE x S)
+
+A_w is the largest count of arrivals seen in any w seconds, forgotten with a half-life
+(HISTORY_HALF_LIFE_S), so a model learns its own burstiness online and lets go of one it no
+longer shows. Pure functions of numbers and a small frozen state.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from dataclasses import dataclass
+
+# Window lengths (s) over which bursts are counted; those longer than L are not needed (capacity
+# asked for at a burst's start lands by then) and L itself is always counted.
+BURST_WINDOWS_S = (5.0, 15.0, 30.0, 60.0)
+# A burst seen this long ago counts for half.
+HISTORY_HALF_LIFE_S = 1200.0
+# Share of the calibrated safe concurrency a burst may fill: the safe level is measured at a
+# steady mix, while a burst's requests all grow their KV cache together.
+BURST_SLOT_SHARE = 0.5
+# Cumulative-arrival marks are kept at least this far apart (enough resolution for 5 s windows).
+MARK_SPACING_S = 1.0
+
+
+@dataclass(frozen=True)
+class BurstHistory:
+    marks: tuple[tuple[float, float], ...] = ()  # (time, arrivals so far), oldest first, over the longest window
+    peaks: tuple[tuple[float, float], ...] = ()  # (window s, decayed largest count in such a window)
+    arrived: float = 0.0  # cumulative arrivals (counted, or integrated from the rate)
+    last: float | None = None  # time of the last update
+
+    def peak(self, window_s: float) -> float:
+        return dict(self.peaks).get(window_s, 0.0)
+
+
+def windows(scale_up_s: float) -> tuple[float, ...]:
+    return tuple(sorted({*(w for w in BURST_WINDOWS_S if w < scale_up_s), max(scale_up_s, MARK_SPACING_S)}))
+
+
+def observe(history: BurstHistory, now: float, arrivals_total: float | None, arrival_rps: float,
+            scale_up_s: float) -> BurstHistory:
+    """One tick: the cumulative arrivals (the RLS counter when wired, else the rate integrated)."""
+    dt = 0.0 if history.last is None else max(0.0, now - history.last)
+    if arrivals_total is not None:
+        arrived = arrivals_total
+        if history.marks and arrived < history.marks[-1][1]:  # the counter restarted: start over
+            history = BurstHistory()
+    else:
+        arrived = history.arrived + arrival_rps * dt
+    grid = windows(scale_up_s)
+    longest = grid[-1]
+    marks = [m for m in history.marks if now - m[0] <= longest + MARK_SPACING_S]
+    if not marks or now - marks[-1][0] >= MARK_SPACING_S:
+        marks.append((now, arrived))
+    decay = 0.5 ** (dt / HISTORY_HALF_LIFE_S)
+    old = dict(history.peaks)
+    peaks = []
+    for w in grid:
+        count = _count_since(marks, now - w, arrived)
+        peaks.append((w, max(count if count is not None else 0.0, old.get(w, 0.0) * decay)))
+    return BurstHistory(tuple(marks), tuple(peaks), arrived, now)
+
+
+def _count_since(marks: list[tuple[float, float]], since: float, arrived: float) -> float | None:
+    """Arrivals after `since`; None while the history does not reach back that far."""
+    if not marks or marks[0][0] > since + 1e-9:
+        return None
+    times = [t for t, _ in marks]
+    i = bisect_left(times, since)
+    if i < len(marks) and abs(times[i] - since) < 1e-9:
+        return arrived - marks[i][1]
+    (t0, a0), (t1, a1) = marks[i - 1], marks[min(i, len(marks) - 1)]
+    at = a0 if t1 <= t0 else a0 + (a1 - a0) * (since - t0) / (t1 - t0)
+    return arrived - at
+
+
+def burst_replicas(history: BurstHistory, *, running: float, capacity_rps: float | None, slots: float | None,
+                   target_utilization: float) -> tuple[float, float]:
+    """Replica-equivalents that absorb the largest recent burst, and the window it was seen over."""
+    if not capacity_rps:
+        return 0.0, 0.0
+    best, where = 0.0, 0.0
+    for w, count in history.peaks:
+        if count <= 0:
+            continue
+        if slots:
+            need = (count + running) / (capacity_rps * w + BURST_SLOT_SHARE * slots)
+        else:
+            need = count / (capacity_rps * target_utilization * w)
+        if need > best:
+            best, where = need, w
+    return (best if math.isfinite(best) else 0.0), where
