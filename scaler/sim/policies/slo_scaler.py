@@ -1,19 +1,21 @@
 """`slo-scaler`: ours. The queue-SLO policy core, KEDA external scaler and Envoy shedding.
 
 Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobject.yaml.j2).
-- signals: a direct scrape of the replicas every second (waiting, running, ready, completions)
-  plus the rate-limit service's exact count of offered requests and the starting pods' ages;
+- signals: a direct scrape of the replicas every second (waiting, running, ready, completions,
+  in-flight prompt tokens as llm-d's EPP counts them) plus the rate-limit service's exact count of offered requests and the starting pods' ages;
 - decision: scaler.policy.decide with ttftSloSeconds from the bench, expectedPrefillSeconds =
   idle TTFT of the workload's median prompt, scaleUpLatencySeconds = the cold-start median,
   perReplicaCapacity = the calibrated saturated throughput, maxConcurrency = the calibrated
-  safe concurrency (TTFT p95 within half the SLO), targetUtilization (the knob, default 0.8) as
+  safe concurrency (TTFT p95 within half the SLO), prefillTokensPerSecond = the calibrated
+  prefill velocity (as llm-d's), targetUtilization (the knob, default 0.8) as
   render deploys it, every other key at its default;
 - floor: minReplicas as `render` derives it from the spec's traffic profile (base, peak and burst
   growth of the workload's 1-minute rate over the tuning window) and scale-up latency;
 - actuation: KEDA external trigger, metricType AverageValue, target 1, value = demand, read
-  fresh at each HPA sync (15 s); pollingInterval 5 (interactive); HPA behavior as rendered:
-  scale up max(100%, 4 pods) per 15 s with no window, scale down 1 pod per 60 s after a 300 s
-  window;
+  fresh at each HPA sync (15 s); pollingInterval 5 (interactive); HPA behavior from
+  scaler.policy.behavior: scale up max(100%, 4 pods) per 15 s with no window, scale down 100% per
+  15 s after a 15 s window (the policy itself holds ready replicas for 3 scale-up latencies and
+  lets starting ones be cancelled);
 - shedding: scaler.admission.admit on every attempt (GREEN admits, YELLOW sheds batch and
   background, RED admits the drainable rate by class and tenant share, Retry-After), tenants of
   the workload configured with equal weights.
@@ -28,6 +30,7 @@ from scaler.admission import AdmissionConfig, AdmissionState, TenantConfig, admi
 from scaler.admission import Request as AdmissionRequest
 from scaler.autoscaling import HpaSpec, KedaSpec, Reading, ScalingPolicy, ScalingRules, Trigger, keda
 from scaler.policy import ModelState, PolicyConfig, SignalWindow, Snapshot, decide
+from scaler.policy import behavior
 from scaler.policy.decide import Decision
 from scaler.render.derive import burst_replicas, target_concurrency
 from scaler.sim.observe import FleetView
@@ -37,9 +40,16 @@ from scaler.sim.workload import traffic_profile
 MODEL = "model"
 SCRAPE_INTERVAL_S = 1.0
 POLLING_INTERVAL_S = 5.0
-SCALE_UP = ScalingRules(0.0, (ScalingPolicy("Percent", 100, 15.0), ScalingPolicy("Pods", 4, 15.0)), "Max")
-SCALE_DOWN_WINDOW_S = 300.0
-SCALE_DOWN = ScalingRules(SCALE_DOWN_WINDOW_S, (ScalingPolicy("Pods", 1, 60.0),), "Min")
+
+
+def _rules(direction: behavior.Direction) -> ScalingRules:
+    return ScalingRules(direction.stabilization_window_s,
+                        tuple(ScalingPolicy(r.type, r.value, r.period_s) for r in direction.policies),
+                        direction.select_policy)
+
+
+# The HPA behaviour that goes with the policy's demand (scaler.policy.behavior, one definition).
+SCALE_UP, SCALE_DOWN = _rules(behavior.SCALE_UP), _rules(behavior.SCALE_DOWN)
 TARGET_UTILIZATION = PolicyConfig.target_utilization  # the shipped default, the knob's default
 
 
@@ -50,6 +60,7 @@ def policy_config(ctx: PolicyContext, target_utilization: float = TARGET_UTILIZA
                           scale_up_latency_s=setup.cold_start.median_s,
                           per_replica_capacity_rps=calibration.capacity_rps,
                           max_concurrency=float(calibration.safe_concurrency),
+                          prefill_tps=calibration.prefill_velocity,
                           target_utilization=target_concurrency(calibration.safe_concurrency, target_utilization)[1])
     config.check()
     return config
@@ -97,7 +108,8 @@ class SloScaler(Policy):
             self._last_scrape = now
             self.window.push(Snapshot(time=now, waiting=float(view.waiting), running=float(view.running),
                                       ready_replicas=view.ready, completed_total=float(view.completed_total),
-                                      arrivals_total=float(view.offered_total), starting_ages=view.starting_ages()))
+                                      arrivals_total=float(view.offered_total), starting_ages=view.starting_ages(),
+                                      prompt_tokens_in_flight=float(sum(m.prefill_tokens for m in view.scraped))))
             self.decision, self.model_state = decide(MODEL, self.config, self.window, self.model_state, now)
             self.state_seconds[self.decision.state.value] += SCRAPE_INTERVAL_S
             self.transitions += int(self.decision.state_changed)
