@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from scaler.loadgen.results import write_json
 from scaler.loadgen.workload import WorkloadOptions, build_arrivals
 from scaler.render.derive import derive, trigger_metadata
 from scaler.spec import load_spec, parse_spec
-from scaler_helpers import scaler_server  # noqa: F401 (fixture)
+from scaler_helpers import PageServer, scaler_server  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.integration
 
@@ -33,6 +34,13 @@ SPEED = 10.0
 # The standard three-phase burst, shortened: 10 model s at 2 req/s, 4 s at 10 req/s, 8 s at 2 req/s.
 BURST = WorkloadOptions(profile="burst", rate_rps=2.0, peak_rps=4.0, burst_factor=2.5, low_s=10.0, burst_s=4.0,
                         after_s=8.0, prompt_tokens=64, max_tokens=16)
+
+
+def kube_state(desired: int, ready: int) -> str:
+    """What kube-state-metrics says about chat's predictor Deployment (there is no cluster here)."""
+    labels = 'namespace="llm",deployment="chat-predictor"'
+    return (f"kube_deployment_spec_replicas{{{labels}}} {desired}\n"
+            f"kube_deployment_status_replicas_ready{{{labels}}} {ready}\n")
 
 
 def scaler_models(specs, fleets) -> list[dict]:
@@ -63,12 +71,23 @@ def test_check_both_example_specs_against_emulator_prometheus_and_a_loadtest(
     models = tmp_path / "models.yaml"
     models.write_text(yaml.safe_dump(scaler_models(specs, fleets)))
     serve = scaler_server("--models", str(models), "--poll-interval", "0.5", "--discovery", "off")
+    deployments = PageServer(kube_state(desired=4, ready=4))
     prom = prometheus_server(
-        [{"job_name": f"vllm-{s.name}", "static_configs": [{"targets": [f"127.0.0.1:{f.port + 1}"], "labels": {"namespace": s.namespace}}]}
+        [{"job_name": "kube-state-metrics", "static_configs": [{"targets": [deployments.url.split("/")[2]]}]}]
+        + [{"job_name": f"vllm-{s.name}", "static_configs": [{"targets": [f"127.0.0.1:{f.port + 1}"], "labels": {"namespace": s.namespace}}]}
          for s, f in zip(specs, fleets)]
         + [{"job_name": "slo-scaler", "static_configs": [{"targets": [f"127.0.0.1:{serve.metrics_port}"]}]}])
-    poll_until(lambda: len(prom.query("up == 1")) == 3, 30, "Prometheus scraping both replicas and the scaler")
+    poll_until(lambda: len(prom.query("up == 1")) == 4, 30, "Prometheus scraping both replicas, the scaler and kube-state")
+    # A scale-up of chat's predictor from 4 to 6 replicas, ready once the bursts are over.
+    poll_until(lambda: prom.query('kube_deployment_spec_replicas == 4'), 30, "the 4 replicas before the scale-up")
+    deployments.text = kube_state(desired=6, ready=4)
+    asked = time.time()
     files = asyncio.run(burst_files(fleets, [tmp_path / f"loadtest-{s.name}.json" for s in specs]))
+    poll_until(lambda: prom.query('kube_deployment_spec_replicas == 6'), 30, "the scale-up seen by Prometheus")
+    deployments.text = kube_state(desired=6, ready=6)
+    ready_after = time.time() - asked
+    poll_until(lambda: prom.query('kube_deployment_status_replicas_ready == 6'), 30, "the new replicas ready")
+    deployments.close()
     for s in specs:
         sel = f'namespace="{s.namespace}",model_name="{s.model.served_name}"'
         poll_until(lambda: prom.query(f"sum(vllm:time_to_first_token_seconds_count{{{sel}}}) >= 30"), 30,
@@ -95,14 +114,21 @@ def test_check_both_example_specs_against_emulator_prometheus_and_a_loadtest(
         assert status["prom.vllm-series"] == "PASS"
         assert status["prom.ttft"] == "PASS", json.dumps(items[(model, "prom.ttft")], indent=1)
         assert status["prom.concurrency"] == "PASS"
-        # The scaler decides, but there is no kube-state-metrics and no Envoy here: the alerts' inputs are missing.
-        assert status["prom.scaler-series"] == "WARN" and "kube-state-metrics" in items[(model, "prom.scaler-series")]["reason"]
-        assert status["prom.scale-up-latency"] == "UNKNOWN"  # no scale-up seen by kube-state-metrics
+        # The scaler decides, but no Envoy asks it here: the refusal alert's input is missing.
+        assert status["prom.scaler-series"] == "WARN" and "slo_scaler_rls_decisions_total" in items[(model, "prom.scaler-series")]["reason"]
         assert status["loadtest.burst"] == "PASS"
         # The emulator alone never refuses: shedding under the burst is not shown, and says so.
         assert status["loadtest.admitted-p99"] == "WARN" and "no request was refused" in items[(model, "loadtest.admitted-p99")]["reason"]
         assert status["loadtest.retry-after"] == "UNKNOWN"
         assert f"PASS     {model}" in table
+    # chat's scale-up, measured from kube-state-metrics through a range query: within the 75 s planned.
+    latency = items[("llm/chat", "prom.scale-up-latency")]
+    assert latency["status"] == "PASS" and "(kube-state-metrics)" in latency["reason"]
+    measured = next(e["value"] for e in latency["evidence"] if e["source"].startswith("max(kube_deployment_spec_replicas"))
+    # Scrapes every 1 s and a range step of 1 s blur each edge by up to 2 s.
+    assert len(measured) == 1 and ready_after - 4 <= measured[0] <= ready_after + 4, (measured, ready_after)
+    assert items[("llm-batch/batch-summarize", "prom.scale-up-latency")]["status"] == "UNKNOWN"  # no kube-state series for it
+    assert "kube-state-metrics" in items[("llm-batch/batch-summarize", "prom.scaler-series")]["reason"]
     ttft = items[("llm/chat", "prom.ttft")]
     assert any(e["source"].startswith("histogram_quantile(0.99") and e["value"] < 3.0 for e in ttft["evidence"])
 
