@@ -140,6 +140,60 @@ def prometheus_server(tmp_path_factory):
         server.stop()
 
 
+# --- Redis ---------------------------------------------------------------------------
+
+
+@dataclass
+class RedisServer:
+    port: int
+    server: services.Server
+    workdir: Path
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+def start_redis(workdir: Path, port: int | None = None, timeout: float = 20.0) -> RedisServer:
+    """redis-server on loopback, no persistence; ready once it answers PING. `port` restarts one."""
+    import redis
+
+    port = port or free_port()
+    server = services.start("redis", ["--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                      "--appendonly", "no", "--dir", str(workdir)], workdir)
+    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=1)
+
+    def ping():
+        if not server.running():
+            pytest.fail(f"redis ({server.how}) exited: {server.log()[-2000:]}")
+        try:
+            return client.ping()
+        except redis.RedisError:
+            return False
+
+    poll_until(ping, timeout, "redis PING")
+    client.close()
+    return RedisServer(port, server, workdir)
+
+
+@pytest.fixture
+def redis_server(tmp_path_factory):
+    """Start Redis (a container where Docker answers, else Debian's redis-server); stopped at teardown."""
+    started: list[RedisServer] = []
+
+    def start(port: int | None = None) -> RedisServer:
+        server = start_redis(tmp_path_factory.mktemp("redis"), port)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
 # --- emulator ------------------------------------------------------------------------
 
 

