@@ -10,7 +10,8 @@ import pytest
 
 from scaler.policy.config import ConfigError
 from scaler.server.logs import JsonFormatter
-from scaler.server.registry import ModelRegistry
+from scaler.server.registry import (DEMAND_CAP, INPUTS_STALE, PARSE_CACHE_BYTES, POLICY_ERROR, SERIES_VANISHED,
+                                    SOURCE_ERROR, SOURCE_STALE, ModelRegistry)
 from scaler.sources.base import Observation
 
 META = {"model": "llama", "source": "scrape", "scrapeTargets": "http://10.0.0.1:8080", "ttftSloSeconds": "2",
@@ -132,3 +133,131 @@ def test_every_state_change_is_one_json_line_with_its_reason(caplog):
         news.append(queue.get_nowait())
     assert news.count(entry) >= len(changes)
     assert entry.decisions_total[("RED", "wait-exceeds-budget")] >= 1
+
+
+# --- fail open: UNKNOWN, never "zero replicas" (issue 13) -----------------------------------
+
+def _admit(entry, now):
+    from admission_helpers import req
+    from scaler.admission import AdmissionConfig, AdmissionState, admit
+
+    return admit(AdmissionConfig(), AdmissionState(), req("batch"), entry.decision_at(now), now, 0.5, 60.0)[0]
+
+
+def test_vanished_series_stale_inputs_and_source_errors_are_unknown_and_admit():
+    clock = Clock()
+    registry = ModelRegistry(clock=clock)
+    entry = registry.ensure(META)
+    for _ in range(4):
+        red = feed(registry, entry, clock, waiting=200, completed=0.0)
+    assert red.state.value == "RED" and not _admit(entry, clock.now).admitted
+
+    vanished = entry.fail("prometheus: no series", clock.now, SERIES_VANISHED)
+    assert (vanished.state.value, vanished.reason, vanished.previous_state.value) == ("UNKNOWN", SERIES_VANISHED, "RED")
+    assert vanished.demand == red.demand and vanished.admission_rps is None, "the last known demand, never zero"
+    verdict = _admit(entry, clock.now)
+    assert verdict.admitted and verdict.reason == "unknown-series-vanished" and verdict.state == "UNKNOWN"
+
+    clock.now += 1
+    frozen = entry.apply(Observation(clock.now - 10, 200, 16, 2, 0.0), None, clock.now, 0.01)
+    assert (frozen.state.value, frozen.reason) == ("UNKNOWN", INPUTS_STALE), "no decision from stale inputs"
+    assert _admit(entry, clock.now).reason == "unknown-inputs-stale"
+
+    back = feed(registry, entry, clock, waiting=200)
+    assert back.state.value == "RED" and back.state_changed and back.previous_state.value == "UNKNOWN"
+    assert entry.fail("scrape: refused", clock.now).reason == SOURCE_ERROR
+    assert _admit(entry, clock.now).reason == "unknown-source-error"
+    assert entry.decisions_total[("UNKNOWN", SERIES_VANISHED)] == 1
+
+
+def test_a_decision_whose_data_ages_past_max_staleness_is_unknown_for_admission():
+    clock = Clock()
+    registry = ModelRegistry(clock=clock)
+    entry = registry.ensure(META)
+    for _ in range(4):
+        feed(registry, entry, clock, waiting=200)
+    assert not _admit(entry, clock.now).admitted
+    clock.now += entry.config.max_staleness_s + 0.1  # no round since: the poller is stuck or slow
+    assert entry.decision.state.value == "RED"
+    view = entry.decision_at(clock.now)
+    assert (view.state.value, view.reason) == ("UNKNOWN", SOURCE_STALE) and entry.decision_at(clock.now) is view
+    assert _admit(entry, clock.now).admitted
+
+
+def test_arrivals_pair_with_the_data_time_across_a_source_outage():
+    """15 requests/s offered throughout; the source is down 30 s, then returns data 3 s old."""
+    clock = Clock()
+    registry = ModelRegistry(clock=clock)
+    entry = registry.ensure(META)
+
+    def run(seconds, observe_lag=None):
+        for _ in range(int(seconds * 10)):
+            clock.now += 0.1
+            entry.record_arrivals(1.5)  # 15/s
+            if observe_lag is not None and round(clock.now * 10) % 10 == 0:
+                entry.apply(Observation(clock.now - observe_lag, 0, 4, 2, None), None, clock.now, 0.01)
+
+    run(12, observe_lag=0.0)
+    before = entry.decision.arrival_rps
+    run(30)  # outage: no observation, arrivals keep coming
+    run(8, observe_lag=3.0)  # back, with Prometheus' lag
+    after = entry.decision.arrival_rps
+    assert 13.5 <= before <= 16.5 and 13.5 <= after <= 16.5, (before, after)
+
+
+def test_a_policy_error_stays_with_its_model(monkeypatch):
+    import scaler.server.registry as registry_module
+
+    real = registry_module.decide
+
+    def poisoned(model, *args, **kwargs):
+        if model == "bad":
+            raise OverflowError("cannot convert float infinity to integer")
+        return real(model, *args, **kwargs)
+
+    monkeypatch.setattr(registry_module, "decide", poisoned)
+    clock = Clock()
+    registry = ModelRegistry(clock=clock)
+    good, bad = registry.ensure(META), registry.ensure({**META, "model": "bad"})
+    clock.now += 1
+    assert good.apply(Observation(clock.now, 0, 4, 2, 0.0), None, clock.now, 0.01).state.value == "GREEN"
+    failed = bad.apply(Observation(clock.now, 0, 4, 2, 0.0), None, clock.now, 0.01)
+    assert (failed.state.value, failed.reason) == ("UNKNOWN", POLICY_ERROR) and "OverflowError" in failed.detail
+
+
+def test_demand_and_pending_replicas_are_capped():
+    clock = Clock()
+    registry = ModelRegistry(clock=clock)
+    # 20 waiting over an 8 s scale-up at 0.001 requests/s per replica: ~3,000 replicas asked for.
+    entry = registry.ensure({**META, "perReplicaCapacity": "0.001", "targetUtilization": "0.8"})
+    for _ in range(3):
+        decision = feed(registry, entry, clock, waiting=20, running=16, ready=2)
+    assert decision.demand == DEMAND_CAP and any("capped" in note for note in decision.notes)
+    assert len(entry.state.pending_since) <= DEMAND_CAP
+
+
+def test_parse_cache_is_keyed_by_known_keys_and_bounded():
+    registry = ModelRegistry()
+    for i in range(3000):  # KEDA's own keys vary; they must not make new cache entries
+        registry.ensure({**META, "scalerAddress": f"scaler-{i}:9090", "unsafeSsl": str(i % 2)})
+    assert len(registry._parsed) == 1
+    for i in range(2000):  # distinct hostile values: bounded by bytes
+        with pytest.raises(ConfigError):
+            registry.ensure({**META, "podSelector": "x" * 1000 + str(i), "namespace": "ns"})
+    assert registry._parsed_bytes <= PARSE_CACHE_BYTES
+
+
+@pytest.mark.parametrize("key, value, expected", [
+    ("perReplicaCapacity", "1e-8", "perReplicaCapacity: expected a number in [0.001, 100000], got '1e-8'"),
+    ("targetUtilization", "5e-324", "targetUtilization: expected a number in [0.05, 1], got '5e-324'"),
+    ("scaleUpLatencySeconds", "1e-300", "scaleUpLatencySeconds: expected a number in [0.1, 3600]"),
+    ("maxConcurrency", "0.5", "maxConcurrency: expected a number in [1, 100000]"),
+    ("backlogDrainRatio", "1e-9", "backlogDrainRatio: expected a number in [0.01, 1]"),
+    ("expectedPrefillSeconds", "1.9999", "expectedPrefillSeconds: expected at most ttftSloSeconds - 0.01"),
+    ("scrapeTargets", "http://a:1/metrics," * 2000, "scrapeTargets: expected a value of at most 16384 characters"),
+    ("anythingElse", "x" * 20_000, "anythingElse: expected a value of at most 16384 characters"),
+])
+def test_numeric_metadata_is_held_to_physical_ranges_and_sizes(key, value, expected):
+    with pytest.raises(ConfigError) as error:
+        ModelRegistry().ensure({**META, key: value})
+    assert str(error.value).startswith(expected), str(error.value)

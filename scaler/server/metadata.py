@@ -39,7 +39,7 @@ MAX_KEY_CHARS = 256
 RANGES: dict[str, tuple[float, float]] = {
     "ttftSloSeconds": (0.01, 3600.0),
     "expectedPrefillSeconds": (0.0, 3600.0),
-    "scaleUpLatencySeconds": (1.0, 3600.0),
+    "scaleUpLatencySeconds": (0.1, 3600.0),  # an emulated replica starts in under a second
     "perReplicaCapacity": (0.001, 100_000.0),
     "maxConcurrency": (1.0, 100_000.0),
     "targetUtilization": (0.05, 1.0),
@@ -52,7 +52,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "rateWindowSeconds": (1.0, 3600.0),
     "maxStalenessSeconds": (1.0, 3600.0),
     "capacityPrior": (0.001, 100_000.0),
-    "scaleUpLatencyPrior": (1.0, 3600.0),
+    "scaleUpLatencyPrior": (0.1, 3600.0),
 }
 MIN_BUDGET_S = 0.01  # ttftSloSeconds - expectedPrefillSeconds
 
