@@ -20,7 +20,7 @@ from conftest import free_port, poll_until
 from rls_helpers import RlsHarness, request
 from scaler.modelconfig import ModelConfigError, load_path, parse_config
 from scaler.modelconfig.build import from_spec, policy_config, to_yaml
-from scaler.modelconfig.schema import json_schema_text
+from scaler.modelconfig.schema import ScalerSettings, json_schema_text
 from scaler.modelconfig.watch import apply
 from scaler.render.derive import derive, trigger_metadata
 from scaler.rls.stubs import SHOULD_RATE_LIMIT, rls
@@ -67,6 +67,13 @@ def test_config_and_scaledobject_come_from_one_function(spec):
     assert dict(settings.metadata) == keys
     assert parse_config(to_yaml(config)) == config
     assert policy_config(config).ttft_slo_s == model.slo.ttft_p95_seconds
+    assert policy_config(config) == meta.parse(settings.metadata).policy  # what the simulator gets is what serve runs
+
+
+def test_every_trigger_metadata_key_can_be_set_per_model():
+    """A setting the server reads but the file cannot carry would never reach the running system."""
+    fields = {f.alias for f in ScalerSettings.model_fields.values()}
+    assert set(meta.KEYS) - {"model"} == fields
 
 
 def test_rendered_settings_are_per_model():
