@@ -21,7 +21,7 @@ from rls_helpers import RlsHarness, request
 from scaler.modelconfig import ModelConfigError, load_path, parse_config
 from scaler.modelconfig.build import from_spec, policy_config, to_yaml
 from scaler.modelconfig.schema import ScalerSettings, json_schema_text
-from scaler.modelconfig.watch import apply
+from scaler.modelconfig.watch import ConfigWatcher, apply
 from scaler.render.derive import derive, trigger_metadata
 from scaler.rls.stubs import SHOULD_RATE_LIMIT, rls
 from scaler.server import metadata as meta
@@ -195,6 +195,23 @@ def _chat(slo: float | str) -> str:
     doc["scaler"]["source"], doc["scaler"]["scrapeTargets"] = "scrape", ["http://127.0.0.1:9/metrics"]
     del doc["scaler"]["prometheusAddress"]
     return yaml.safe_dump(doc)
+
+
+def test_one_check_after_the_swap_applies_it(tmp_path):
+    """The watcher's check (run once per poll) picks up a ..data swap at its first run, and only then."""
+    volume = KubeletVolume(tmp_path)
+    volume.publish({"llm.chat.yaml": _chat(1.5)})
+    registry = ModelRegistry()
+    watcher = ConfigWatcher(tmp_path, registry, interval_s=1.0)
+    assert watcher.check() is True and registry.get(CHAT).config.ttft_slo_s == 1.5
+    assert watcher.check() is None  # nothing changed: nothing reloaded
+    volume.publish({"llm.chat.yaml": _chat(2.5)})
+    assert watcher.check() is True and registry.get(CHAT).config.ttft_slo_s == 2.5
+    volume.publish({"llm.chat.yaml": _chat("fast")})
+    assert watcher.check() is False and registry.get(CHAT).config.ttft_slo_s == 2.5
+    assert watcher.check() is None  # the same broken version is refused once, not every poll
+    volume.publish({})  # the model removed from the ConfigMap: back to its trigger metadata alone
+    assert watcher.check() is True and CHAT not in registry.configured and not registry.get(CHAT).pinned
 
 
 def test_serve_config_reloads_on_the_kubelet_swap_and_keeps_the_last_good(tmp_path, caplog):
