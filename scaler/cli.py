@@ -17,6 +17,7 @@ from scaler import __version__
 COMMANDS: dict[str, str] = {
     "serve": "scaler.server.cli",
     "render": "scaler.render.cli",
+    "check": "scaler.check.cli",
     "emulate": "scaler.emulator.cli",
     "loadtest": "scaler.loadgen.loadtest_cli",
     "calibrate": "scaler.loadgen.calibrate_cli",
