@@ -205,7 +205,7 @@ STANDARD_MODE_SINCE = "0.16"
 
 
 class KServe(_Spec):
-    version: Literal["0.15", "0.16", "0.17", "0.18", "0.19", "0.20"] = Field(
+    version: Literal[KSERVE_VERSIONS] = Field(
         "0.16", description="installed KServe minor version (0.15 to 0.20): 0.16 and later get deploymentMode Standard, 0.15 RawDeployment"
     )
 
