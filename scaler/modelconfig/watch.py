@@ -34,6 +34,7 @@ def apply(registry, loaded: LoadedConfig) -> None:
     problems = []
     for settings in loaded.models.values():
         try:
+            meta.check_sizes(settings.metadata)  # what registry.ensure checks too: it must not fail halfway
             meta.parse(settings.metadata, registry.defaults)
         except ConfigError as error:
             problems.append(f"{settings.source}: scaler.{error}")
