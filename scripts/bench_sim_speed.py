@@ -20,9 +20,10 @@ from scaler.sim.workload import WORKLOADS, build
 
 
 def timed(workload, policy, setup):
-    started = time.perf_counter()
+    """Wall seconds and CPU seconds of this process (the CPU figure is steadier on a shared machine)."""
+    started, cpu = time.perf_counter(), time.process_time()
     result = run_point(workload, policy, None, setup, setup.seed)
-    return time.perf_counter() - started, result
+    return time.perf_counter() - started, time.process_time() - cpu, result
 
 
 def main() -> None:
@@ -37,15 +38,16 @@ def main() -> None:
     workload = build(args.workload, setup, setup.seed)
     print(f"workload {workload.name}: {len(workload.arrivals)} requests, {workload.duration_s:.0f} s "
           f"(built and calibrated in {time.perf_counter() - started:.2f} s)")
-    best, result = min((timed(workload, args.policy, setup) for _ in range(max(1, args.repeat))), key=lambda x: x[0])
+    best, cpu, result = min((timed(workload, args.policy, setup) for _ in range(max(1, args.repeat))),
+                            key=lambda x: x[0])
     simulated = result.details["simulated_s"]
-    print(f"{args.policy}: simulated {simulated:.0f} s in {best:.2f} s wall (best of {args.repeat}), "
+    print(f"{args.policy}: simulated {simulated:.0f} s in {best:.2f} s wall, {cpu:.2f} s CPU (best of {args.repeat}), "
           f"{result.details['engine_steps']} engine steps")
-    print(f"simulated hours per wall-clock second: {simulated / 3600 / best:.3f}")
+    print(f"simulated hours per wall-clock second: {simulated / 3600 / best:.3f} (per CPU second: {simulated / 3600 / cpu:.3f})")
     if args.all:
         total = 0.0
         for name in POLICIES:
-            wall, r = timed(workload, name, setup)
+            wall, _, r = timed(workload, name, setup)
             total += wall
             print(f"  {name:22s} {wall:6.2f} s wall  {r.details['simulated_s'] / 3600 / wall:6.3f} sim-h/s  "
                   f"{r.details['engine_steps']:>9} steps")

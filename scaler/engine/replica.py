@@ -146,6 +146,7 @@ class Replica:
         self._free_blocks = self.params.num_gpu_blocks
         self._seq = itertools.count()
         self._busy_until = float("-inf")
+        self._plain: int | None = None  # decode_steps() of the current state (None: to compute)
         self.counters = ReplicaCounters()
 
     # --- state -------------------------------------------------------------------------
@@ -203,6 +204,7 @@ class Replica:
         if request.finished or request.seq >= 0:
             raise ValueError(f"id: request {request.id!r} was already admitted once")
         request.seq = next(self._seq)
+        self._plain = None
         request.queued_time = now
         self._requests[request.id] = request
         self._waiting.push(request)
@@ -212,6 +214,7 @@ class Replica:
         request = self._requests.get(request_id)
         if request is None:
             return None
+        self._plain = None
         if request in self._running:
             self._running.remove(request)
             self._release(request)
@@ -226,20 +229,28 @@ class Replica:
         """Schedule and run one iteration starting at `now`; its effects are as of `end`."""
         if now < self._busy_until:
             raise ValueError(f"now: {now} is before the end of the previous step ({self._busy_until})")
-        budget = self.params.max_num_batched_tokens
+        # Hot path of the simulator: block arithmetic inlined (ceil(t / bs) == -(-t // bs) for ints).
+        self._plain = None
+        params = self.params
+        bs = params.block_size
+        running = self._running
+        budget = params.max_num_batched_tokens
         scheduled: dict[Request, int] = {}
         preempted: list[Request] = []
 
         # 1. Running requests first, in admission order.
         index = 0
-        while index < len(self._running) and budget > 0:
-            request = self._running[index]
-            n_new = min(request.num_tokens - request.num_computed_tokens, budget)
-            needed = self.params.blocks_for(request.num_computed_tokens + n_new) - request.num_blocks
+        while index < len(running) and budget > 0:
+            request = running[index]
+            computed = request.num_computed_tokens
+            n_new = request.prompt_tokens + request.output_tokens - computed
+            if n_new > budget:
+                n_new = budget
+            needed = -(-(computed + n_new) // bs) - request.num_blocks
             self_preempted = False
             while needed > self._free_blocks:
                 victim = self._victim()
-                victim_index = self._running.index(victim)
+                victim_index = running.index(victim)
                 self._preempt(victim)
                 preempted.append(victim)
                 budget += scheduled.pop(victim, 0)
@@ -250,26 +261,31 @@ class Replica:
                     index -= 1
             if self_preempted:
                 break
-            self._allocate(request, needed)
+            self._free_blocks -= needed
+            request.num_blocks += needed
             scheduled[request] = n_new
             budget -= n_new
             index += 1
 
         # 2. Admit waiting requests only if nobody was preempted (vLLM V1 does the same).
         if not preempted:
-            while len(self._waiting) and len(self._running) < self.params.max_num_seqs and budget > 0:
-                request = self._waiting.peek()
-                n_new = request.num_tokens
+            waiting = self._waiting
+            max_seqs = params.max_num_seqs
+            chunked = params.enable_chunked_prefill
+            while len(waiting) and len(running) < max_seqs and budget > 0:
+                request = waiting.peek()
+                n_new = request.prompt_tokens + request.output_tokens
                 if n_new > budget:
-                    if not self.params.enable_chunked_prefill:
+                    if not chunked:
                         break
                     n_new = budget
-                needed = self.params.blocks_for(n_new)
+                needed = -(-n_new // bs)
                 if needed > self._free_blocks:
                     break
-                self._waiting.pop()
-                self._running.append(request)
-                self._allocate(request, needed)
+                waiting.pop()
+                running.append(request)
+                self._free_blocks -= needed
+                request.num_blocks += needed
                 if request.first_scheduled_time is None:
                     request.first_scheduled_time = now
                 scheduled[request] = n_new
@@ -277,23 +293,24 @@ class Replica:
 
         prefill_tokens = decode_seqs = context_tokens = 0
         for request, n_new in scheduled.items():
-            context_tokens += request.num_computed_tokens
-            if n_new == 1 and request.output_tokens > 0 and request.num_computed_tokens == request.num_tokens - 1:
+            computed = request.num_computed_tokens
+            context_tokens += computed
+            if n_new == 1 and request.output_tokens > 0 and computed == request.prompt_tokens + request.output_tokens - 1:
                 decode_seqs += 1
             else:
                 prefill_tokens += n_new
-        end = now + self.params.step_time(prefill_tokens, decode_seqs, context_tokens) if scheduled else now
+        end = now + params.step_time(prefill_tokens, decode_seqs, context_tokens) if scheduled else now
         self._busy_until = end
 
         tokens: list[tuple[Request, int]] = []
         first_tokens: list[Request] = []
         finished: list[Request] = []
         for request, n_new in scheduled.items():
-            request.num_computed_tokens += n_new
-            if request.num_computed_tokens < request.num_tokens:
+            computed = request.num_computed_tokens + n_new
+            request.num_computed_tokens = computed
+            if computed < request.prompt_tokens + request.output_tokens:
                 continue  # a prefill chunk: no token sampled yet
-            request.output_tokens += 1
-            self.counters.generation_tokens += 1
+            output = request.output_tokens = request.output_tokens + 1
             tokens.append((request, 1))
             if request.first_token_time is None:
                 request.first_token_time = end
@@ -301,15 +318,16 @@ class Replica:
                 first_tokens.append(request)
             request.last_token_time = end
             reason = None
-            if request.output_tokens >= request.max_tokens:
+            if output >= request.max_tokens:
                 reason = "length"
-            elif request.stop_after is not None and request.output_tokens >= request.stop_after:
+            elif request.stop_after is not None and output >= request.stop_after:
                 reason = "stop"
             if reason:
-                self._running.remove(request)
+                running.remove(request)
                 self._release(request)
                 self._finish(request, reason, end)
                 finished.append(request)
+        self.counters.generation_tokens += len(tokens)
         return StepOutcome(now, end, tokens, first_tokens, finished, preempted, prefill_tokens, decode_seqs)
 
     # --- fast-forward (simulator) ----------------------------------------------------------
@@ -318,27 +336,40 @@ class Replica:
         """How many next steps are certain to be plain decode steps in which no request
         finishes: nothing waiting, every running request past its prefill, KV blocks for all.
         A simulator may apply them at once with fast_forward; 0 means call step()."""
+        if self._plain is None:
+            self._plain = self._decode_steps()
+        return self._plain
+
+    def _decode_steps(self) -> int:
         running = self._running
         if len(self._waiting) or not running or len(running) > self.params.max_num_batched_tokens:
             return 0
         steps = None
         for r in running:
-            if r.output_tokens < 1 or r.num_computed_tokens != r.num_tokens - 1:
+            output = r.output_tokens
+            if output < 1 or r.num_computed_tokens != r.prompt_tokens + output - 1:
                 return 0
-            limit = r.max_tokens if r.stop_after is None else min(r.max_tokens, r.stop_after)
-            left = limit - r.output_tokens - 1  # the step that reaches the limit is not plain
-            steps = left if steps is None or left < steps else steps
+            stop = r.stop_after
+            limit = r.max_tokens if stop is None or stop > r.max_tokens else stop
+            left = limit - output - 1  # the step that reaches the limit is not plain
+            if steps is None or left < steps:
+                steps = left
         while steps > 0 and self._blocks_for_decode(steps) > self._free_blocks:
             steps //= 2
         return max(0, steps)
 
-    def decode_duration(self, steps: int) -> float:
-        """Model seconds of the next `steps` plain decode steps (see decode_steps)."""
+    def decode_timing(self) -> tuple[float, float]:
+        """(seconds of the next plain decode step, seconds each later one adds): the next `steps`
+        plain decode steps take steps x first + growth x steps x (steps - 1) / 2."""
         n = len(self._running)
         context = sum(r.num_computed_tokens for r in self._running)
         p = self.params
-        per_step = p.step_base_s + p.decode_s_per_seq * n + p.kv_read_s_per_token * context
-        return steps * per_step + p.kv_read_s_per_token * n * steps * (steps - 1) / 2
+        return p.step_base_s + p.decode_s_per_seq * n + p.kv_read_s_per_token * context, p.kv_read_s_per_token * n
+
+    def decode_duration(self, steps: int) -> float:
+        """Model seconds of the next `steps` plain decode steps (see decode_steps)."""
+        first, growth = self.decode_timing()
+        return steps * first + growth * steps * (steps - 1) / 2
 
     def fast_forward(self, now: float, steps: int) -> StepOutcome:
         """Apply `steps` plain decode steps back to back from `now`, leaving the state that as
@@ -348,19 +379,26 @@ class Replica:
         if now < self._busy_until:
             raise ValueError(f"now: {now} is before the end of the previous step ({self._busy_until})")
         end = now + self.decode_duration(steps)
+        self._plain = None
+        bs = self.params.block_size
+        allocated = 0
         for r in self._running:
-            self._allocate(r, self.params.blocks_for(r.num_computed_tokens + steps) - r.num_blocks)
-            r.num_computed_tokens += steps
+            computed = r.num_computed_tokens + steps
+            blocks = -(-computed // bs)
+            allocated += blocks - r.num_blocks
+            r.num_blocks = blocks
+            r.num_computed_tokens = computed
             r.output_tokens += steps
             r.last_token_time = end
+        self._free_blocks -= allocated
         self.counters.generation_tokens += steps * len(self._running)
         self._busy_until = end
         tokens = [(r, steps) for r in self._running]
         return StepOutcome(now, end, tokens, [], [], [], 0, steps * len(self._running))
 
     def _blocks_for_decode(self, steps: int) -> int:
-        blocks_for = self.params.blocks_for
-        return sum(blocks_for(r.num_computed_tokens + steps) - r.num_blocks for r in self._running)
+        bs = self.params.block_size
+        return sum(-(-(r.num_computed_tokens + steps) // bs) - r.num_blocks for r in self._running)
 
     def _victim(self) -> Request:
         if self.params.scheduling_policy == "priority":
@@ -374,10 +412,6 @@ class Replica:
         request.num_preemptions += 1
         self.counters.preemptions += 1
         self._waiting.push_front(request)
-
-    def _allocate(self, request: Request, blocks: int) -> None:
-        self._free_blocks -= blocks
-        request.num_blocks += blocks
 
     def _release(self, request: Request) -> None:
         self._free_blocks += request.num_blocks

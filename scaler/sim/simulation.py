@@ -287,11 +287,12 @@ class Simulation:
         if stats.run is None:
             return
         start, planned = stats.run
-        replica = member.replica
+        first, growth = member.replica.decode_timing()  # D(m) = m x first + growth x m(m-1)/2
         lo, hi = 1, planned  # the largest m whose step m-1 started by now: start + D(m-1) <= now
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if start + replica.decode_duration(mid - 1) <= now:
+            m = mid - 1
+            if start + (m * first + growth * m * (m - 1) / 2) <= now:
                 lo = mid
             else:
                 hi = mid - 1
