@@ -93,3 +93,14 @@ def test_scaler_deployment_mounts_the_rendered_config_map():
     generator = rendered["configMapGenerator"][0]
     assert generator["name"] == MODEL_CONFIG_MAP and generator["namespace"] == "slo-scaler"
     assert generator["options"]["disableNameSuffixHash"] is True  # updated in place: the kubelet swaps, no rollout
+
+
+def test_hpa_behaviour_is_the_policys():
+    """One definition (scaler.policy.behavior) for render, the simulator and the demo."""
+    from scaler.policy import behavior
+
+    hpa = _objects(_spec(), "scaledobject.yaml")[0]["spec"]["advanced"]["horizontalPodAutoscalerConfig"]["behavior"]
+    for key, rules in (("scaleUp", behavior.SCALE_UP), ("scaleDown", behavior.SCALE_DOWN)):
+        assert hpa[key] == {
+            "stabilizationWindowSeconds": rules.stabilization_window_s, "selectPolicy": rules.select_policy,
+            "policies": [{"type": r.type, "value": r.value, "periodSeconds": r.period_s} for r in rules.policies]}

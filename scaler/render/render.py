@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from scaler.modelconfig.build import file_name, from_spec, to_yaml
+from scaler.policy import behavior
 from scaler.render.derive import FALLBACK_FAILURE_THRESHOLD, LATENCY_SENSITIVE, PORTS, Derived, derive, scaler_host, trigger_metadata
 from scaler.render.envoy import EnvoyParams, render_envoy_config
 from scaler.render.templating import render_template
@@ -88,6 +89,8 @@ def render_model(spec: ModelSpec, source: str = "<spec>", templates_dir: str | N
         gateway_labels={"app.kubernetes.io/name": names["gateway"], "app.kubernetes.io/part-of": "slo-scaler", "app.kubernetes.io/component": "gateway"},
         envoy_image=ENVOY_IMAGE,
         deployment_mode=deployment_mode(spec),
+        hpa_up=behavior.SCALE_UP,
+        hpa_down=behavior.SCALE_DOWN,
         gw=spec.gateway.istio,
         p=EnvoyParams.from_spec(spec),
     )

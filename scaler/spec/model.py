@@ -124,7 +124,10 @@ class Replicas(_Spec):
     max: Annotated[int, Field(ge=1, le=1000)]
     warm_pool: Annotated[int, Field(ge=0, le=1000)] = Field(0, description="GPU nodes held by low-priority placeholder pods")
     force_scale_to_zero: bool = Field(False, description="allow scale to zero even where scale-up latency would break the TTFT SLO")
-    scale_down_stabilization_seconds: Annotated[int, Field(ge=0, le=3600)] = 300
+    scale_down_stabilization_seconds: Annotated[int, Field(ge=0, le=3600)] = Field(
+        300, description="with scale to zero: idle time before the last replica goes (KEDA cooldownPeriod); otherwise the "
+        "scaler holds replicas itself and the HPA follows it (scaler.policy.behavior)"
+    )
 
 
 class Tenant(_Spec):
