@@ -64,7 +64,8 @@ def test_render_from_the_wheel(installed):
 
 
 def test_bench_reads_the_packaged_traces(installed):
-    proc = run(installed, "bench", "--workload", "azure-code", "--policies", "slo-scaler", "--out", "bench")
+    proc = run(installed, "bench", "--workload", "azure-code", "--policies", "slo-scaler", "--seeds", "1",
+               "--jobs", "1", "--out", "bench")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert (installed[1] / "bench" / "results.json").is_file()
 
