@@ -6,10 +6,14 @@ Per example spec an emulated vLLM fleet serving the spec's model name (one repli
 (scrape source), a real Prometheus scraping all three, and a shortened standard burst from the
 load tester against each fleet. No Envoy: nothing is refused, which the load test items report.
 
-    python scripts/check_live.py [--out check-out]
+    python scripts/check_live.py [--out check-out] [--demo-out demo-out]
 
 Writes OUT/loadtest-<name>.json, OUT/check.json and OUT/check.md; prints the table. Exit status
 is the check's.
+
+With --demo-out DIR (after `slo-scaler demo --out DIR`) it also prints the load test items for
+the demo's two arms, against a spec built from the demo's own scenario: the arm with Envoy
+shedding and SLO-aware scaling, and the baseline that queues everything.
 """
 
 from __future__ import annotations
@@ -27,7 +31,14 @@ from pathlib import Path
 
 import yaml
 
+from scaler.check import loadtest as loadtest_file
+from scaler.check.catalogue import ITEMS
+from scaler.check.checklist import evaluate, spec_facts
+from scaler.check.kubernetes import ClusterEvidence
+from scaler.check.prometheus import PromEvidence
+from scaler.check.report import table
 from scaler.cli import main as cli
+from scaler.demo.scenario import MODEL, DemoScenario
 from scaler.demo.processes import prometheus_binary
 from scaler.loadgen.loadtest import LoadtestConfig, run_loadtest
 from scaler.loadgen.results import write_json
@@ -35,7 +46,7 @@ from scaler.loadgen.workload import WorkloadOptions, build_arrivals
 from scaler.ports import free_port, free_port_range
 from scaler.render.derive import derive, trigger_metadata
 from scaler.server.process import ServeProcess
-from scaler.spec import load_spec
+from scaler.spec import ModelSpec, load_spec, parse_spec
 
 REPO = Path(__file__).resolve().parent.parent
 SPECS = [REPO / "manifests" / "examples" / "specs" / name for name in ("chat.yaml", "batch-summarize.yaml")]
@@ -78,10 +89,42 @@ async def bursts(urls: list[str], out: Path, names: list[str]) -> list[Path]:
     return paths
 
 
+def demo_spec(sc: DemoScenario) -> ModelSpec:
+    """The demo's model as a spec, every number from its scenario. The demo states one TTFT
+    objective; it is read as both the p95 and the p99 objective (the strict reading)."""
+    return parse_spec({
+        "apiVersion": "slo-scaler.io/v1alpha1", "kind": "ModelSpec", "name": "demo-llm", "namespace": "demo",
+        "model": {"uri": "hf://demo/demo-llm", "servedName": MODEL},
+        "runtime": {"image": "vllm/vllm-openai:v0.11.0", "args": [f"--max-num-seqs={sc.max_num_seqs}"]},
+        "slo": {"ttftP95Seconds": sc.ttft_slo_s, "ttftP99Seconds": sc.ttft_slo_s},
+        "requestClass": "interactive",
+        "traffic": {"baseRequestsPerSecond": sc.base_rps, "peakRequestsPerSecond": sc.peak_rps * sc.burst_factor,
+                    "burstGrowthPerSecond": sc.peak_rps * sc.burst_factor - sc.base_rps},
+        "calibration": {"safeConcurrency": sc.max_num_seqs, "perReplicaCapacity": sc.capacity_rps,
+                        "scaleUpLatencySeconds": sc.cold_start_s, "expectedPrefillSeconds": sc.expected_prefill_s},
+        "replicas": {"min": sc.min_replicas, "max": sc.max_replicas, "scaleDownStabilizationSeconds": int(sc.scale_down_window_s)},
+        "gateway": {"kind": "envoy"}, "scaler": {"source": "scrape"},
+    }, source="demo scenario")
+
+
+def check_demo(demo_out: Path) -> None:
+    spec = demo_spec(DemoScenario())
+    for arm in ("slo-scaler", "baseline"):
+        evidence = loadtest_file.read(demo_out / f"{arm}.json")
+        results = evaluate(facts=spec_facts(spec), others=(spec,), prom=PromEvidence(None), loadtest=evidence,
+                           cluster=ClusterEvidence(False))
+        print(f"\n# the demo's {arm} arm ({demo_out / (arm + '.json')})")
+        sys.stdout.write(table([r for r in results if r.item.startswith("loadtest.")]))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="check-out", help="output directory (default check-out)")
-    out = Path(parser.parse_args().out).resolve()
+    parser.add_argument("--demo-out", default=None, help="also check the load tests of `slo-scaler demo --out DIR`")
+    args = parser.parse_args()
+    if args.demo_out:
+        check_demo(Path(args.demo_out))
+    out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     specs = [load_spec(p) for p in SPECS]
     children: list[subprocess.Popen] = []

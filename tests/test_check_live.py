@@ -126,7 +126,8 @@ def test_check_both_example_specs_against_emulator_prometheus_and_a_loadtest(
     assert latency["status"] == "PASS" and "(kube-state-metrics)" in latency["reason"]
     measured = next(e["value"] for e in latency["evidence"] if e["source"].startswith("max(kube_deployment_spec_replicas"))
     # Scrapes every 1 s and a range step of 1 s blur each edge by up to 2 s.
-    assert len(measured) == 1 and ready_after - 4 <= measured[0] <= ready_after + 4, (measured, ready_after)
+    assert len(measured) == 1 and measured[0]["added"] == 2 and measured[0]["ready"], measured
+    assert ready_after - 4 <= measured[0]["seconds"] <= ready_after + 4, (measured, ready_after)
     assert items[("llm-batch/batch-summarize", "prom.scale-up-latency")]["status"] == "UNKNOWN"  # no kube-state series for it
     assert "kube-state-metrics" in items[("llm-batch/batch-summarize", "prom.scaler-series")]["reason"]
     ttft = items[("llm/chat", "prom.ttft")]

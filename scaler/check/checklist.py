@@ -39,7 +39,7 @@ def spec_facts(spec: ModelSpec, source: str = "<spec>") -> SpecFacts:
 
 def evaluate(*, facts: SpecFacts, others: tuple[ModelSpec, ...], prom: PromEvidence, loadtest: LoadtestEvidence | None,
              cluster: ClusterEvidence) -> list[ItemResult]:
-    measured, measured_from, _ = prom_items.measured_latency(facts, prom)
+    measured, measured_from, _, _ = prom_items.measured_latency(facts, prom)
     by_id = {
         "spec.slo": lambda: spec_items.slo(facts),
         "spec.calibration": lambda: spec_items.calibration(facts),

@@ -147,22 +147,31 @@ def gather(spec: ModelSpec, address: str | None, window: str, now: float,
         api.close()
 
 
-def ready_latencies(desired: tuple[tuple[float, float], ...], ready: tuple[tuple[float, float], ...]) -> tuple[list[float], list[float]]:
+@dataclass(frozen=True)
+class ScaleUp:
+    """One rise of the Deployment's desired replicas and how long until that many were ready."""
+
+    at: float  # epoch seconds of the rise
+    added: int  # replicas asked for in this rise
+    seconds: float  # to Ready; for one still pending at the end of the data, a lower bound
+    done: bool
+
+
+def ready_latencies(desired: tuple[tuple[float, float], ...], ready: tuple[tuple[float, float], ...]) -> list[ScaleUp]:
     """Scale-up decision to Ready, from kube-state-metrics: each time the Deployment's desired
-    replicas rise to D, the time until D replicas are ready. Returns (measured, still waiting at
-    the end of the data: a lower bound). A rise undone before it is served is not counted."""
+    replicas rise to D, the time until D replicas are ready. A rise undone before it is served is
+    not counted; one still waiting at the end of the data is, as a lower bound (done=False)."""
     ready_at = sorted(ready)
-    measured, open_ = [], []
-    previous = None
     points = sorted(desired)
-    for i, (t, d) in enumerate(points):
-        if previous is not None and d > previous:
-            later_desired = [(tt, dd) for tt, dd in points[i + 1:]]
-            cancelled = next((tt for tt, dd in later_desired if dd < d), None)
-            served = next((tt for tt, r in ready_at if tt >= t and r >= d), None)
-            if served is not None and (cancelled is None or served <= cancelled):
-                measured.append(served - t)
-            elif cancelled is None and ready_at:
-                open_.append(ready_at[-1][0] - t)
-        previous = d
-    return measured, open_
+    ups = []
+    for i in range(1, len(points)):
+        (_, before), (t, d) = points[i - 1], points[i]
+        if d <= before:
+            continue
+        cancelled = next((tt for tt, dd in points[i + 1:] if dd < d), None)
+        served = next((tt for tt, r in ready_at if tt >= t and r >= d), None)
+        if served is not None and (cancelled is None or served <= cancelled):
+            ups.append(ScaleUp(t, int(d - before), served - t, True))
+        elif cancelled is None and ready_at:
+            ups.append(ScaleUp(t, int(d - before), ready_at[-1][0] - t, False))
+    return ups
