@@ -41,7 +41,7 @@ def _at(obj: dict, path: tuple[str, ...]) -> object:
     return obj
 
 
-def scaled_object(facts: SpecFacts, ev: ClusterEvidence) -> ItemResult:
+def scaled_object(*, facts: SpecFacts, ev: ClusterEvidence) -> ItemResult:
     unknown = _unknown("k8s.scaledobject", facts, ev, ev.scaled_object)
     if unknown:
         return unknown
@@ -69,7 +69,7 @@ def scaled_object(facts: SpecFacts, ev: ClusterEvidence) -> ItemResult:
                   evidence)
 
 
-def predictor(facts: SpecFacts, ev: ClusterEvidence) -> ItemResult:
+def predictor(*, facts: SpecFacts, ev: ClusterEvidence) -> ItemResult:
     unknown = _unknown("k8s.predictor", facts, ev, ev.deployment)
     if unknown:
         return unknown
@@ -116,7 +116,7 @@ def _selects(prometheus: dict, monitor: dict, namespace: str, namespace_labels: 
     return selector_matches(ns_selector, namespace_labels or {"kubernetes.io/metadata.name": namespace})
 
 
-def pod_monitor(facts: SpecFacts, ev: ClusterEvidence) -> ItemResult:
+def pod_monitor(*, facts: SpecFacts, ev: ClusterEvidence) -> ItemResult:
     unknown = _unknown("k8s.podmonitor", facts, ev, ev.pod_monitor)
     if unknown:
         return unknown

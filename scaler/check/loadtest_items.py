@@ -36,7 +36,7 @@ def _unknown(item: str, facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemRe
     return None
 
 
-def burst(facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemResult:
+def burst(*, facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemResult:
     unknown = _unknown("loadtest.burst", facts, ev)
     if unknown:
         return unknown
@@ -54,7 +54,7 @@ def burst(facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemResult:
                   f"a burst was run: {peak} requests in the busiest {ev.bin_s:g} s bin, {ratio:.1f}x the median", evidence)
 
 
-def admitted_p99(facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemResult:
+def admitted_p99(*, facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemResult:
     unknown = _unknown("loadtest.admitted-p99", facts, ev)
     if unknown:
         return unknown
@@ -98,7 +98,7 @@ def admitted_p99(facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemResult:
                   f"stayed at {p99:.3g} s, within the SLO {slo:g} s", evidence)
 
 
-def retry_after(facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemResult:
+def retry_after(*, facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemResult:
     unknown = _unknown("loadtest.retry-after", facts, ev)
     if unknown:
         return unknown
@@ -128,7 +128,7 @@ def retry_after(facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemResult:
                   f"every one of {honoured} retried refusals carried Retry-After", evidence)
 
 
-def client_backoff(facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemResult:
+def client_backoff(*, facts: SpecFacts, ev: LoadtestEvidence | None) -> ItemResult:
     """Production clients are outside what any of our evidence shows: always UNKNOWN, with what the
     load test's own client did as the example to follow."""
     spec = facts.spec

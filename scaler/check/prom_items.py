@@ -45,7 +45,7 @@ def _ev(m: Measure) -> Evidence:
     return Evidence(m.query, f"error: {m.error}" if m.error else m.value)
 
 
-def vllm_series(facts: SpecFacts, ev: PromEvidence) -> ItemResult:
+def vllm_series(*, facts: SpecFacts, ev: PromEvidence) -> ItemResult:
     measures = {label: _get(ev.vllm, label) for label in VLLM_SERIES}
     unknown = _unknown("prom.vllm-series", facts, ev, list(measures.values()))
     if unknown:
@@ -65,7 +65,7 @@ def vllm_series(facts: SpecFacts, ev: PromEvidence) -> ItemResult:
                   f"running, waiting, queue time, TTFT and KV usage present for the model over {ev.window}", evidence)
 
 
-def scaler_series(facts: SpecFacts, ev: PromEvidence) -> ItemResult:
+def scaler_series(*, facts: SpecFacts, ev: PromEvidence) -> ItemResult:
     measures = {name: _get(ev.scaler, name) for name in SCALER_SERIES}
     unknown = _unknown("prom.scaler-series", facts, ev, list(measures.values()))
     if unknown:
@@ -92,7 +92,7 @@ def scaler_series(facts: SpecFacts, ev: PromEvidence) -> ItemResult:
                   "the scaler's decision series and every alert input are present", evidence)
 
 
-def ttft(facts: SpecFacts, ev: PromEvidence) -> ItemResult:
+def ttft(*, facts: SpecFacts, ev: PromEvidence) -> ItemResult:
     measures = {key: _get(ev.ttft, key) for key in ("p95", "p99", "count")}
     unknown = _unknown("prom.ttft", facts, ev, list(measures.values()))
     if unknown:
@@ -116,7 +116,7 @@ def ttft(facts: SpecFacts, ev: PromEvidence) -> ItemResult:
                   "(histogram_quantile interpolates inside a bucket)", evidence)
 
 
-def measured_latency(facts: SpecFacts, ev: PromEvidence) -> tuple[float | None, str | None, list[Evidence], list[ScaleUp]]:
+def measured_latency(*, facts: SpecFacts, ev: PromEvidence) -> tuple[float | None, str | None, list[Evidence], list[ScaleUp]]:
     """The worst measured scale-up latency, where it came from, the evidence and the scale-ups:
     kube-state-metrics readiness first; the scaler's learned value when the spec leaves the
     latency to it."""
@@ -145,13 +145,13 @@ def _allowed(facts: SpecFacts, up: ScaleUp, planned: float) -> float:
     return planned if warm_pool == 0 or up.added <= warm_pool or cold == AUTO else float(cold)
 
 
-def scale_up_latency(facts: SpecFacts, ev: PromEvidence) -> ItemResult:
+def scale_up_latency(*, facts: SpecFacts, ev: PromEvidence) -> ItemResult:
     unknown = _unknown("prom.scale-up-latency", facts, ev, [m for m in (ev.learned_latency,) if m])
     if unknown:
         return unknown
     spec = facts.spec
     planned = facts.sizing.scale_up_latency if facts.sizing else None
-    worst, source, evidence, ups = measured_latency(facts, ev)
+    worst, source, evidence, ups = measured_latency(facts=facts, ev=ev)
     evidence.append(Evidence("scale-up latency planned (render --explain scaleUpLatencySeconds)", planned if planned is not None else AUTO))
     if worst is None:
         return result("prom.scale-up-latency", model_id(spec), Status.UNKNOWN,
@@ -177,7 +177,7 @@ def scale_up_latency(facts: SpecFacts, ev: PromEvidence) -> ItemResult:
                                        if planned != spec.calibration.scale_up_latency_seconds else ")"), evidence)
 
 
-def concurrency(facts: SpecFacts, ev: PromEvidence) -> ItemResult:
+def concurrency(*, facts: SpecFacts, ev: PromEvidence) -> ItemResult:
     max_running = ev.max_running or Measure("max running per replica", error="not queried")
     unknown = _unknown("prom.concurrency", facts, ev, [max_running])
     if unknown:

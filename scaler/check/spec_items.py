@@ -36,7 +36,7 @@ def _s(value: float) -> str:
     return f"{value:g} s"
 
 
-def slo(facts: SpecFacts) -> ItemResult:
+def slo(*, facts: SpecFacts) -> ItemResult:
     spec = facts.spec
     p95, p99, prefill = spec.slo.ttft_p95_seconds, spec.slo.ttft_p99_seconds, spec.calibration.expected_prefill_seconds
     budget = p95 - prefill
@@ -54,7 +54,7 @@ def slo(facts: SpecFacts) -> ItemResult:
                   f"p95 {_s(p95)} <= p99 {_s(p99)}; {_s(budget)} of queueing budget after the expected prefill", evidence)
 
 
-def calibration(facts: SpecFacts) -> ItemResult:
+def calibration(*, facts: SpecFacts) -> ItemResult:
     spec, cal = facts.spec, facts.spec.calibration
     evidence = [Evidence("calibration.safeConcurrency", cal.safe_concurrency),
                 Evidence("calibration.perReplicaCapacity", cal.per_replica_capacity)]
@@ -73,7 +73,7 @@ def calibration(facts: SpecFacts) -> ItemResult:
                   "declared; the autoscaler target sits below the safe concurrency", evidence)
 
 
-def scale_up_latency(facts: SpecFacts) -> ItemResult:
+def scale_up_latency(*, facts: SpecFacts) -> ItemResult:
     spec, cal = facts.spec, facts.spec.calibration
     planned = facts.sizing.scale_up_latency if facts.sizing else None
     evidence = [Evidence("calibration.scaleUpLatencySeconds", cal.scale_up_latency_seconds),
@@ -94,7 +94,7 @@ def _step(derived: Derived, name: str) -> object:
     return next((s.value for s in derived.steps if s.name == name), None)
 
 
-def min_replicas(facts: SpecFacts) -> ItemResult:
+def min_replicas(*, facts: SpecFacts) -> ItemResult:
     spec, rep = facts.spec, facts.spec.replicas
     evidence = [Evidence("replicas.min", rep.min), Evidence("replicas.max", rep.max), Evidence("replicas.warmPool", rep.warm_pool)]
     sizing = facts.sizing
@@ -121,7 +121,7 @@ def min_replicas(facts: SpecFacts) -> ItemResult:
                   f"{_s(sizing.scale_up_latency)}" + (f" (warm pool of {rep.warm_pool})" if rep.warm_pool else ""), evidence)
 
 
-def scale_to_zero(facts: SpecFacts) -> ItemResult:
+def scale_to_zero(*, facts: SpecFacts) -> ItemResult:
     spec, rep = facts.spec, facts.spec.replicas
     planned = facts.sizing.scale_up_latency if facts.sizing else None
     evidence = [Evidence("replicas.min", rep.min), Evidence("replicas.forceScaleToZero", rep.force_scale_to_zero),
@@ -157,7 +157,7 @@ def vllm_max_num_seqs(spec: ModelSpec) -> int | None:
     return None
 
 
-def queue_bound(facts: SpecFacts) -> ItemResult:
+def queue_bound(*, facts: SpecFacts) -> ItemResult:
     spec = facts.spec
     safe, seqs = spec.calibration.safe_concurrency, vllm_max_num_seqs(spec)
     evidence = [Evidence("shedding.enabled", spec.shedding.enabled), Evidence("calibration.safeConcurrency", safe),
@@ -181,7 +181,7 @@ def queue_bound(facts: SpecFacts) -> ItemResult:
                   f"shedding bounds the queue at the gateway; vLLM's batch bound {seqs} >= safe concurrency {safe}", evidence)
 
 
-def status_codes(facts: SpecFacts) -> ItemResult:
+def status_codes(*, facts: SpecFacts) -> ItemResult:
     spec, sh = facts.spec, facts.spec.shedding
     evidence = [Evidence("shedding.enabled", sh.enabled), Evidence("shedding.statusCode", sh.status_code),
                 Evidence("shedding.tenantQuotaStatusCode", sh.tenant_quota_status_code),
@@ -199,7 +199,7 @@ def _pool(spec: ModelSpec) -> tuple:
     return (spec.runtime.gpu.resource, tuple(sorted(spec.runtime.node_selector.items())))
 
 
-def classes(facts: SpecFacts, others: tuple[ModelSpec, ...]) -> ItemResult:
+def classes(*, facts: SpecFacts, others: tuple[ModelSpec, ...]) -> ItemResult:
     """WARN when a latency-sensitive model shares its serving model or GPU node pool with a
     batch/background spec given in the same run (batch scale-ups then take the nodes a burst needs)."""
     spec = facts.spec
@@ -228,7 +228,7 @@ def classes(facts: SpecFacts, others: tuple[ModelSpec, ...]) -> ItemResult:
                   evidence)
 
 
-def scale_down(facts: SpecFacts, measured_latency_s: float | None, measured_from: str | None) -> ItemResult:
+def scale_down(*, facts: SpecFacts, measured_latency_s: float | None, measured_from: str | None) -> ItemResult:
     """Stabilisation shorter than a scale-up means a replica released in a lull is not back when
     traffic returns within a scale-up: the checklist's repeated cold starts."""
     spec = facts.spec
