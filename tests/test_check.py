@@ -287,3 +287,15 @@ def test_unreachable_prometheus_and_cluster_are_unknown_with_the_reason(tmp_path
         assert items[name]["status"] == "UNKNOWN" and "unreachable" in items[name]["reason"], items[name]
     for name in ("k8s.scaledobject", "k8s.predictor", "k8s.podmonitor"):
         assert items[name]["status"] == "UNKNOWN" and "cluster not readable" in items[name]["reason"], items[name]
+
+
+def test_something_that_is_not_prometheus_gives_unknown_naming_why(tmp_path):
+    from scaler_helpers import PageServer
+
+    page = PageServer("<html>not a Prometheus</html>")
+    try:
+        ev = prometheus.gather(spec("chat"), f"http://127.0.0.1:{page.port}", "1h", now=1_800_000_000.0)
+    finally:
+        page.close()
+    item = run_items(spec("chat"), prom=ev)["prom.vllm-series"]
+    assert item.status is Status.UNKNOWN and "without a JSON body" in item.reason

@@ -92,16 +92,23 @@ class _Api:
             body = resp.json()
         except ValueError:
             raise RuntimeError(f"HTTP {resp.status_code} without a JSON body") from None
-        if resp.status_code != 200 or body.get("status") != "success":
-            raise RuntimeError(f"HTTP {resp.status_code}: {body.get('error', 'query failed')}")
-        return body["data"]["result"]
+        if not isinstance(body, dict) or resp.status_code != 200 or body.get("status") != "success":
+            error = body.get("error", "query failed") if isinstance(body, dict) else "not a Prometheus API answer"
+            raise RuntimeError(f"HTTP {resp.status_code}: {error}")
+        result = (body.get("data") or {}).get("result") if isinstance(body.get("data"), dict) else None
+        if not isinstance(result, list):
+            raise RuntimeError("not a Prometheus API answer (no data.result list)")
+        return result
 
     def scalar(self, query: str) -> Measure:
         try:
             rows = self._get("/api/v1/query", {"query": query})
         except RuntimeError as exc:
             return Measure(query, error=str(exc))
-        values = [float(r["value"][1]) for r in rows]
+        try:
+            values = [float(r["value"][1]) for r in rows]
+        except (KeyError, IndexError, TypeError, ValueError):
+            return Measure(query, error="not an instant vector")
         values = [v for v in values if math.isfinite(v)]
         return Measure(query, max(values) if values else None)
 
@@ -112,7 +119,10 @@ class _Api:
             return Series(query, error=str(exc))
         if not rows:
             return Series(query)
-        return Series(query, tuple((float(t), float(v)) for t, v in rows[0]["values"]))
+        try:
+            return Series(query, tuple((float(t), float(v)) for t, v in rows[0]["values"]))
+        except (KeyError, IndexError, TypeError, ValueError):
+            return Series(query, error="not a range vector")
 
     def close(self) -> None:
         self._session.close()
