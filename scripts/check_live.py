@@ -32,7 +32,6 @@ from pathlib import Path
 import yaml
 
 from scaler.check import loadtest as loadtest_file
-from scaler.check.catalogue import ITEMS
 from scaler.check.checklist import evaluate, spec_facts
 from scaler.check.kubernetes import ClusterEvidence
 from scaler.check.prometheus import PromEvidence

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from scaler.check import loadtest as loadtest_file
-from scaler.check import loadtest_items, prometheus, spec_items
+from scaler.check import prometheus
 from scaler.check.catalogue import BY_ID, CHECKLIST, ITEMS
 from scaler.check.checklist import evaluate, spec_facts
 from scaler.check.kubernetes import ClusterEvidence

@@ -137,7 +137,7 @@ def test_check_both_example_specs_against_emulator_prometheus_and_a_loadtest(
     doc = yaml.safe_load(paths[0].read_text())
     doc["model"]["servedName"] = "qwen2.5-7b-instruct-v2"
     ghost = parse_spec(doc)
-    evidence = prometheus.gather(ghost, prom.url, "5m", now=__import__("time").time())
+    evidence = prometheus.gather(ghost, prom.url, "5m", now=time.time())
     results = {r.item: r for r in evaluate(facts=spec_facts(ghost), others=(ghost,), prom=evidence, loadtest=None,
                                            cluster=ClusterEvidence(False))}
     assert results["prom.vllm-series"].status.value == "FAIL"
