@@ -238,3 +238,49 @@ def test_red_needs_half_a_window_of_history_unless_the_queue_is_already_over_bud
     assert early.state is State.GREEN and any("history" in n for n in early.notes)
     over = steady(BASE, waiting=40, running=16, ready=2, completions_per_s=10, ticks=2)
     assert over.state is State.RED
+
+
+def test_a_batch_too_slow_for_the_tpot_slo_is_red_and_admits_only_what_completes():
+    # 200 running on 2 replicas make 1,000 output tokens/s: 200 ms per token against a 100 ms SLO.
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 256})
+    scenario = Scenario(config)
+    for t in range(1, 12):
+        decision = scenario.tick(waiting=0, running=200, ready=2, completions_per_s=4,
+                                 generation_tokens_total=1000.0 * t)
+    assert decision.state is State.RED and decision.reason == "tpot-exceeds-slo", decision.detail
+    assert decision.admission_rps == pytest.approx(4.0)  # the batch grows no further
+    assert decision.need >= 2 * 0.2 / (0.7 * 0.1) - 1e-9  # spread until TPOT sits at 70% of the SLO
+    fast = Scenario(config)
+    for t in range(1, 12):
+        quick = fast.tick(waiting=0, running=20, ready=2, completions_per_s=4, generation_tokens_total=1000.0 * t)
+    assert quick.state is State.GREEN, quick.detail  # 20 ms per token
+
+
+def test_ready_replicas_are_held_three_scale_up_latencies_starting_ones_are_not():
+    # Batches roomy enough that no burst headroom is kept: the sustained rate alone sets the need.
+    config = PolicyConfig(**{**BASE.__dict__, "scale_up_latency_s": 10.0, "max_concurrency": 10_000.0})
+    busy = Scenario(config)
+    busy.hold(12, waiting=0, running=40, ready=4, completions_per_s=16)  # needs 16 / 4 = 4 replicas
+    quiet = busy.hold(12, waiting=0, running=4, ready=4, completions_per_s=0.5)
+    assert quiet.need < 1.0 and quiet.demand == 4.0  # the 4 ready are held
+    later = busy.hold(25, waiting=0, running=4, ready=4, completions_per_s=0.5)
+    assert later.demand < 1.0  # 3 x 10 s after the last need: released
+    # The same drop with 2 of them still starting: the starting ones are not held.
+    starting = Scenario(config)
+    starting.hold(12, waiting=0, running=40, ready=2, completions_per_s=16, starting_ages=(1.0, 1.0))
+    dropped = starting.hold(12, waiting=0, running=4, ready=2, completions_per_s=0.5, starting_ages=(2.0, 2.0))
+    assert dropped.demand == 2.0 and dropped.starting_replicas == 2  # asks for the 2 ready only
+
+
+def test_a_burst_seen_keeps_headroom_after_it_and_the_headroom_decays():
+    from scaler.policy import headroom
+
+    config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 20.0})
+    scenario, total = Scenario(config), 0.0
+    for t in range(40):
+        total += 60.0 if 20 <= t < 25 else 1.0  # 300 requests in 5 s, then quiet
+        decision = scenario.tick(waiting=0, running=4, ready=2, completions_per_s=1, arrivals_total=total)
+    # (300 + 4 running) / (5 req/s x 5 s + half of 20 slots) = 8.7 replica-equivalents
+    assert decision.burst_window_s == 5.0 and decision.need == pytest.approx(304 / 35, rel=0.02)
+    bursts = headroom.observe(scenario.state.bursts, scenario.now + headroom.HISTORY_HALF_LIFE_S, total, 0.0, 60.0)
+    assert bursts.peak(5.0) == pytest.approx(300 / 2, rel=0.02)  # half as loud one half-life later

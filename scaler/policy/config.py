@@ -26,6 +26,8 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class PolicyConfig:
     ttft_slo_s: float = 2.0
+    # Mean time per output token a request may see; None: not part of the SLO.
+    tpot_slo_s: float | None = None
     request_class: str = "interactive"
     expected_prefill_s: float = 0.0
     # None means `auto`: learned from observed replica readiness / saturated throughput.
@@ -133,6 +135,7 @@ def _choice(options: tuple[str, ...]):
 
 _KEYS = {
     "ttftSloSeconds": ("ttft_slo_s", _number(0.0, 3600.0)),
+    "tpotSloSeconds": ("tpot_slo_s", _number(0.0, 60.0)),
     "requestClass": ("request_class", _choice(REQUEST_CLASSES)),
     "expectedPrefillSeconds": ("expected_prefill_s", _number(0.0, 3600.0, low_open=False)),
     "scaleUpLatencySeconds": ("scale_up_latency_s", _number_or_auto(0.0)),

@@ -35,6 +35,7 @@ class Estimate:
     arrival_rps: float  # lambda
     arrival_trend_rps2: float  # d lambda / dt, 0 unless it beats Poisson noise
     completion_rps: float  # mu
+    tpot_s: float | None  # seconds per output token of a running request: R / output token rate
     history_s: float  # how much history the rates rest on
     capacity_rps: float | None  # c, per replica
     capacity_source: str  # configured | learned | prior | unknown
@@ -63,6 +64,7 @@ def estimate(config: PolicyConfig, window: SignalWindow, learned: Learned, pendi
     lam = rates.arrival_rps if rates else 0.0
     trend = rates.arrival_trend_rps2 if rates else 0.0
     history_s = rates.span_s if rates else 0.0
+    generation = rates.generation_tps if rates else None
     ready = snap.ready_replicas
     notes: list[str] = []
 
@@ -102,7 +104,8 @@ def estimate(config: PolicyConfig, window: SignalWindow, learned: Learned, pendi
     est = Estimate(
         time=now, waiting=snap.waiting, running=snap.running, ready=ready,
         prompt_tokens_in_flight=snap.prompt_tokens_in_flight, arrival_rps=lam, arrival_trend_rps2=trend,
-        completion_rps=mu, history_s=history_s, capacity_rps=capacity, capacity_source=source, slots=slots,
+        completion_rps=mu, tpot_s=(snap.running / generation if generation and snap.running > 0 else None),
+        history_s=history_s, capacity_rps=capacity, capacity_source=source, slots=slots,
         scale_up_s=scale_up, pending=pending, landings=landings, drain_rps=drain, stalled=stalled,
         rates_settled=history_s >= half_window, notes=tuple(notes),
     )

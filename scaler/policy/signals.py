@@ -16,6 +16,8 @@ from dataclasses import dataclass
 TREND_MIN_Z = 3.0
 # Consecutive snapshots with a non-empty queue before the batch counts as full.
 SUSTAINED_SNAPSHOTS = 3
+# The output token rate describes the batch as it is now: over the last few seconds only.
+RECENT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,8 @@ class Snapshot:
     # Prompt tokens of requests not yet at their first token (llm-d EPP's in-flight tokens);
     # None when the source lacks it (the predictor then counts waiting requests).
     prompt_tokens_in_flight: float | None = None
+    # vllm:generation_tokens_total summed over replicas (a counter); None when the source lacks it.
+    generation_tokens_total: float | None = None
 
     def __post_init__(self):
         for name in ("time", "waiting", "running"):
@@ -50,6 +54,7 @@ class Rates:
     arrival_trend_rps2: float  # d lambda / dt, for the forecast over the scale-up horizon
     span_s: float  # how much history the rates rest on
     arrivals_exact: bool  # counted by the RLS rather than inferred from the queue
+    generation_tps: float | None = None  # output tokens per second over the last RECENT_S; None without the counter
 
 
 def _counter_increase(values: list[tuple[float, float]]) -> float:
@@ -99,6 +104,13 @@ def _completion_rate(snaps: list[Snapshot]) -> float:
     return _counter_increase(done) / span if len(done) >= 2 and span > 0 else 0.0
 
 
+def _generation_rate(snaps: list[Snapshot]) -> float | None:
+    made = [(s.time, s.generation_tokens_total) for s in snaps
+            if s.generation_tokens_total is not None and snaps[-1].time - s.time <= RECENT_S + 1e-9]
+    span = made[-1][0] - made[0][0] if len(made) >= 2 else 0.0
+    return _counter_increase(made) / span if span > 0 else None
+
+
 def _arrival_rate(snaps: list[Snapshot]) -> tuple[float, bool]:
     """Exact from the RLS counter when present, else what finished plus what the queue grew by."""
     span = snaps[-1].time - snaps[0].time
@@ -119,6 +131,7 @@ def _rates(snaps: list[Snapshot]) -> Rates:
         arrival_trend_rps2=_trend(snaps),
         span_s=snaps[-1].time - snaps[0].time,
         arrivals_exact=exact,
+        generation_tps=_generation_rate(snaps),
     )
 
 

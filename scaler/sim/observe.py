@@ -46,6 +46,7 @@ class FleetView:
     admitted_total: int  # attempts the gateway let through
     offered_total: int  # every attempt the gateway saw, refused ones included (what the RLS counts)
     held: int  # requests queued at the gateway (no replica may take them yet)
+    generation_total: int = 0  # vllm:generation_tokens_total over the fleet's life (retired pods included)
 
     def _count(self, state: MemberState) -> int:
         return sum(1 for m in self.members if m.state is state)

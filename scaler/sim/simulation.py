@@ -106,6 +106,7 @@ class Simulation:
         self._admitted_total = 0
         self._offered_total = 0
         self._lifetimes = 0.0
+        self._retired_generation = 0
         self.record = RunRecord(workload.name, policy.name, self.requests, 0.0)
 
     # --- event plumbing ------------------------------------------------------------------
@@ -154,6 +155,7 @@ class Simulation:
 
     def _retire(self, member: Member, now: float) -> None:
         self._lifetimes += now - member.created_at
+        self._retired_generation += member.replica.counters.generation_tokens
         self.record.lifetimes.append((member.created_at, now))
 
     def _on_tick(self, now: float, horizon: float) -> bool:
@@ -335,8 +337,9 @@ class Simulation:
             members.append(MemberView(member.index, member.state, member.created_at, member.ready_at,
                                       replica.num_running, replica.num_waiting, replica.kv_usage, stats.busy_s,
                                       stats.prefill_tokens, stats.completed))
+        generation = self._retired_generation + sum(m.replica.counters.generation_tokens for m in self.fleet.members)
         return FleetView(now, tuple(members), self.fleet.desired, self._completed_total, self._admitted_total,
-                         self._offered_total, len(self._held))
+                         self._offered_total, len(self._held), generation)
 
 
 def simulate(workload: Workload, policy: Policy, setup: Setup) -> RunRecord:

@@ -56,7 +56,7 @@ TARGET_UTILIZATION = PolicyConfig.target_utilization  # the shipped default, the
 def policy_config(ctx: PolicyContext, target_utilization: float = TARGET_UTILIZATION) -> PolicyConfig:
     setup, calibration = ctx.setup, ctx.calibration
     prefill = min(calibration.median_prefill_s, 0.5 * setup.ttft_slo_s)
-    config = PolicyConfig(ttft_slo_s=setup.ttft_slo_s, expected_prefill_s=prefill,
+    config = PolicyConfig(ttft_slo_s=setup.ttft_slo_s, tpot_slo_s=setup.tpot_slo_s, expected_prefill_s=prefill,
                           scale_up_latency_s=setup.cold_start.median_s,
                           per_replica_capacity_rps=calibration.capacity_rps,
                           max_concurrency=float(calibration.safe_concurrency),
@@ -109,7 +109,8 @@ class SloScaler(Policy):
             self.window.push(Snapshot(time=now, waiting=float(view.waiting), running=float(view.running),
                                       ready_replicas=view.ready, completed_total=float(view.completed_total),
                                       arrivals_total=float(view.offered_total), starting_ages=view.starting_ages(),
-                                      prompt_tokens_in_flight=float(sum(m.prefill_tokens for m in view.scraped))))
+                                      prompt_tokens_in_flight=float(sum(m.prefill_tokens for m in view.scraped)),
+                                      generation_tokens_total=float(view.generation_total)))
             self.decision, self.model_state = decide(MODEL, self.config, self.window, self.model_state, now)
             self.state_seconds[self.decision.state.value] += SCRAPE_INTERVAL_S
             self.transitions += int(self.decision.state_changed)

@@ -1,0 +1,155 @@
+"""What each part of the policy core contributes: ours against ours with one part taken out.
+
+Runs the bench's protocol (scaler.sim.sweep.run_point: seeds vary cold starts, lengths and clock
+phases; scored on the evaluation window, the last two thirds plus the tail) for ours at its
+default configuration (one configuration for every workload, never tuned) and for each ablation:
+
+- no-shedding: the gateway admits everything;
+- count-predictor: TTFT predicted from request counts only (no prefillTokensPerSecond);
+- projection-sheds: RED also when the queue is only projected over the scale-up horizon (the
+  previous rule);
+- no-burst-headroom: demand without the largest recent bursts;
+- no-tpot: demand without the time-per-output-token term;
+- slow-release: the previous HPA behaviour (scale down 1 pod a minute after a 300 s window).
+
+Prints, per workload, each variant's SLO attainment (TTFT and TPOT), TTFT-only attainment and
+GPU-seconds on the evaluation window: mean and min-max over the seeds.
+
+    python scripts/policy_ablation.py [--workload standard-burst ...] [--seeds 5] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from scaler.autoscaling import ScalingPolicy, ScalingRules  # noqa: E402
+from scaler.policy import headroom  # noqa: E402
+from scaler.policy.predict import Prediction  # noqa: E402
+from scaler.sim import policies  # noqa: E402
+from scaler.sim.policies.slo_scaler import SloScaler  # noqa: E402
+from scaler.sim.setup import Setup  # noqa: E402
+from scaler.sim.sweep import run_point  # noqa: E402
+from scaler.sim.workload import WORKLOADS, build  # noqa: E402
+
+decide_module = importlib.import_module("scaler.policy.decide")  # the module, not the function
+OLD_SCALE_DOWN = ScalingRules(300.0, (ScalingPolicy("Pods", 1, 60.0),), "Min")
+
+
+@contextmanager
+def patched(module, name, value):
+    saved = getattr(module, name)
+    setattr(module, name, value)
+    try:
+        yield
+    finally:
+        setattr(module, name, saved)
+
+
+class Variant(SloScaler):
+    patch: tuple | None = None  # (module, attribute, value) while the policy decides
+
+    def control(self, now, view):
+        if self.patch is None:
+            return super().control(now, view)
+        with patched(*self.patch):
+            return super().control(now, view)
+
+
+class CountPredictor(Variant):
+    name = "ours-count-predictor"
+
+    def __init__(self, ctx, knob_value=None):
+        super().__init__(ctx, knob_value)
+        self.config = replace(self.config, prefill_tps=None)
+
+
+class NoTpot(Variant):
+    name = "ours-no-tpot"
+
+    def __init__(self, ctx, knob_value=None):
+        super().__init__(ctx, knob_value)
+        self.config = replace(self.config, tpot_slo_s=None)
+
+
+def _projected_target(original):
+    def target(config, est, prediction, peak):
+        ttft = max(prediction.ttft_s, peak + config.expected_prefill_s)
+        return original(config, est, Prediction(ttft, max(prediction.queue_s, peak), prediction.prefill_s), peak)
+    return target
+
+
+class ProjectionSheds(Variant):
+    name = "ours-projection-sheds"
+    patch = (decide_module, "_target_state", _projected_target(decide_module._target_state))
+
+
+class NoBurstHeadroom(Variant):
+    name = "ours-no-burst-headroom"
+    patch = (headroom, "burst_replicas", lambda *a, **k: (0.0, 0.0))
+
+
+class SlowRelease(Variant):
+    name = "ours-slow-release"
+
+    def __init__(self, ctx, knob_value=None):
+        super().__init__(ctx, knob_value)
+        self.keda = replace(self.keda, hpa=replace(self.keda.hpa, scale_down=OLD_SCALE_DOWN))
+
+
+VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease)
+for cls in VARIANTS:
+    policies.ABLATIONS[cls.name] = cls
+
+_BUILT: dict[tuple[str, int], object] = {}
+
+
+def _run(task):
+    name, seed, policy, setup = task
+    workload = _BUILT[(name, seed)]
+    score = run_point(workload, policy, None, setup, seed=seed).windows["eval"]
+    return name, policy, seed, score
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workload", action="append", choices=WORKLOADS)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    names = args.workload or list(WORKLOADS)
+    setup = Setup()
+    seeds = list(range(args.seeds))
+    for name in names:
+        for seed in seeds:
+            _BUILT[(name, seed)] = build(name, replace(setup, seed=seed), seed)
+    variants = ["slo-scaler", "slo-scaler-no-shedding", *(cls.name for cls in VARIANTS)]
+    tasks = [(n, s, p, setup) for n in names for p in variants for s in seeds]
+    results: dict[tuple[str, str], list] = {}
+    with ProcessPoolExecutor(args.jobs) as pool:  # forked: the workers see the built workloads
+        for done, (name, policy, seed, score) in enumerate(pool.map(_run, tasks), 1):
+            results.setdefault((name, policy), []).append(score)
+            print(f"\r{done}/{len(tasks)} runs", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    print(f"{'workload':15s} {'variant':24s} {'SLO eval (min-max)':>22s} {'TTFT-only':>9s} {'GPU-s eval (min-max)':>24s}")
+    for name in names:
+        for policy in variants:
+            scores = results[(name, policy)]
+            slo = [s.slo_attainment for s in scores]
+            ttft = [s.ttft_attainment for s in scores]
+            gpu = [s.gpu_seconds for s in scores]
+            print(f"{name:15s} {policy:24s} {statistics.fmean(slo):7.1%} ({min(slo):.1%}-{max(slo):.1%}) "
+                  f"{statistics.fmean(ttft):9.1%} {statistics.fmean(gpu):9,.0f} ({min(gpu):,.0f}-{max(gpu):,.0f})",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
