@@ -28,7 +28,7 @@ _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 VLLM_SERIES = {
     "running": RUNNING,
     "waiting": WAITING,
-    "queue time": "vllm:request_queue_time_seconds_count",
+    "queue time": "vllm:request_queue_time_seconds_bucket",
     "TTFT histogram": "vllm:time_to_first_token_seconds_bucket",
     "KV cache usage": "vllm:kv_cache_usage_perc",
 }
