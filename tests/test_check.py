@@ -299,3 +299,14 @@ def test_something_that_is_not_prometheus_gives_unknown_naming_why(tmp_path):
         page.close()
     item = run_items(spec("chat"), prom=ev)["prom.vllm-series"]
     assert item.status is Status.UNKNOWN and "without a JSON body" in item.reason
+
+
+def test_no_vllm_series_fails_unless_the_model_may_have_been_scaled_to_zero():
+    nothing = {label: prometheus.Measure(f"count({name})") for label, name in prometheus.VLLM_SERIES.items()}
+    prom = PromEvidence("http://prom", "1h", vllm=nothing)
+    item = run_items(spec("chat"), prom=prom)["prom.vllm-series"]
+    assert item.status is Status.FAIL and "no vLLM series for model_name='qwen2.5-7b-instruct' in namespace 'llm'" in item.reason
+    assert run_items(spec("batch-summarize"), prom=prom)["prom.vllm-series"].status is Status.UNKNOWN
+    some = nothing | {"running": prometheus.Measure("count(running)", 1.0), "waiting": prometheus.Measure("count(waiting)", 1.0)}
+    item = run_items(spec("batch-summarize"), prom=PromEvidence("http://prom", "1h", vllm=some))["prom.vllm-series"]
+    assert item.status is Status.FAIL and "missing vLLM series" in item.reason and "KV cache usage" in item.reason

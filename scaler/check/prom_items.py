@@ -53,6 +53,10 @@ def vllm_series(*, facts: SpecFacts, ev: PromEvidence) -> ItemResult:
     spec = facts.spec
     missing = [label for label, m in measures.items() if not m.value]
     evidence = [_ev(m) for m in measures.values()]
+    if missing and len(missing) == len(measures) and spec.replicas.min == 0:
+        return result("prom.vllm-series", model_id(spec), Status.UNKNOWN,
+                      f"no vLLM series for model_name={spec.model.served_name!r} over {ev.window}, and the model scales to zero: "
+                      "there may have been no replica to scrape", evidence, "check while the model serves, or widen --window")
     if missing:
         none = len(missing) == len(measures)
         reason = (f"no vLLM series for model_name={spec.model.served_name!r} in namespace {spec.namespace!r} over {ev.window}"
