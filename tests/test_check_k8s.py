@@ -74,6 +74,14 @@ def cluster_objects(prometheus_spec: dict) -> dict[str, dict]:
         spec=k8s.V1DeploymentSpec(replicas=4, selector=k8s.V1LabelSelector(match_labels={"app": "chat"}),
                                   template=k8s.V1PodTemplateSpec()),
         status=k8s.V1DeploymentStatus(ready_replicas=4, replicas=4)))
+    def pod(name: str, ready: bool) -> k8s.V1Pod:
+        return k8s.V1Pod(
+            metadata=k8s.V1ObjectMeta(name=name, namespace="llm", creation_timestamp=created,
+                                      labels={"serving.kserve.io/inferenceservice": "chat"}),
+            status=k8s.V1PodStatus(pod_ip="10.0.0.1", phase="Running",
+                                   conditions=[k8s.V1PodCondition(type="Ready", status="True" if ready else "False")]))
+
+    pods = api.sanitize_for_serialization(k8s.V1PodList(items=[pod(f"chat-predictor-{i}", ready=i < 3) for i in range(4)]))
     namespace = api.sanitize_for_serialization(k8s.V1Namespace(
         metadata=k8s.V1ObjectMeta(name="llm", labels={"kubernetes.io/metadata.name": "llm", "team": "ml"})))
     prometheus = {"apiVersion": "monitoring.coreos.com/v1", "kind": "Prometheus",
@@ -85,6 +93,7 @@ def cluster_objects(prometheus_spec: dict) -> dict[str, dict]:
         "/apis/monitoring.coreos.com/v1/prometheuses": {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusList",
                                                         "items": [prometheus]},
         "/api/v1/namespaces/llm": namespace,
+        "/api/v1/namespaces/llm/pods": pods,  # listed by label selector through the scaler's own pod seam
     }
 
 
@@ -107,6 +116,7 @@ def test_live_objects_as_rendered_pass(tmp_path, capsys):
     assert code == 0
     assert "selected by monitoring/kps-prometheus" in items["k8s.podmonitor"]["reason"]
     assert any(e["value"] == 4 for e in items["k8s.predictor"]["evidence"])
+    assert "3 of its 4 pods ready" in items["k8s.predictor"]["reason"]
 
 
 def test_a_pod_monitor_without_the_release_label_is_not_selected(tmp_path, capsys):
@@ -130,6 +140,16 @@ def test_a_changed_scale_down_window_and_a_missing_predictor_fail(tmp_path, caps
     assert items["k8s.scaledobject"]["status"] == "FAIL"
     assert ".spec.advanced.horizontalPodAutoscalerConfig.behavior is" in items["k8s.scaledobject"]["reason"]
     assert items["k8s.predictor"]["status"] == "FAIL" and "chat-predictor" in items["k8s.predictor"]["reason"]
+
+
+def test_a_predictor_without_a_ready_pod_warns(tmp_path, capsys):
+    objects = cluster_objects(SELECT_ALL)
+    pods = objects["/api/v1/namespaces/llm/pods"]
+    for item in pods["items"]:
+        item["status"]["conditions"][0]["status"] = "False"
+    code, items = check(objects, tmp_path, capsys)
+    assert code == 0
+    assert items["k8s.predictor"]["status"] == "WARN" and "none of its 4 pods is ready" in items["k8s.predictor"]["reason"]
 
 
 @pytest.mark.parametrize("selector, labels, matches", [

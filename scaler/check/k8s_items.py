@@ -82,7 +82,19 @@ def predictor(*, facts: SpecFacts, ev: ClusterEvidence) -> ItemResult:
     status = live.get("status") or {}
     evidence = [Evidence(f"{ev.deployment.what} .spec.replicas", _at(live, ("spec", "replicas"))),
                 Evidence(f"{ev.deployment.what} .status.readyReplicas", status.get("readyReplicas", 0))]
-    return result("k8s.predictor", model_id(spec), Status.PASS, f"{ev.deployment.what} exists", evidence)
+    pods = ev.pods
+    if pods is None or pods.error:
+        evidence.append(Evidence(pods.what if pods else "Pods", f"error: {pods.error if pods else 'not read'}"))
+        return result("k8s.predictor", model_id(spec), Status.PASS, f"{ev.deployment.what} exists (its pods not readable)", evidence)
+    listed = [p for p in pods.obj["pods"] if not p.terminating]
+    ready = [p.name for p in listed if p.ready]
+    evidence.append(Evidence(f"{pods.what}: ready of listed (not terminating)", f"{len(ready)} of {len(listed)}"))
+    if not ready and spec.replicas.min > 0:
+        return result("k8s.predictor", model_id(spec), Status.WARN,
+                      f"{ev.deployment.what} exists but none of its {len(listed)} pods is ready, though replicas.min is {spec.replicas.min}",
+                      evidence, "kubectl describe the predictor pods: image, GPU scheduling, weight download, readiness probe")
+    return result("k8s.predictor", model_id(spec), Status.PASS,
+                  f"{ev.deployment.what} exists, {len(ready)} of its {len(listed)} pods ready", evidence)
 
 
 def selector_matches(selector: dict | None, labels: dict[str, str]) -> bool:

@@ -1,10 +1,11 @@
 """Read the objects a spec renders from a live cluster, behind a narrow seam.
 
-`ObjectReader` is the seam (three read-only calls); `KubernetesObjectReader` implements it with
+`ObjectReader` is the seam (four read-only calls); `KubernetesObjectReader` implements it with
 the official `kubernetes` client's CustomObjectsApi, which reads any group's objects as plain
-dicts (`apps/v1` Deployments included) and CoreV1Api for namespace labels. RBAC: get
-ScaledObjects, Deployments, PodMonitors and Namespaces, list Prometheuses. `gather` turns a
-404 into "absent" and any other failure into an error the items report as UNKNOWN.
+dicts (`apps/v1` Deployments included), CoreV1Api for namespace labels, and the scaler's own pod
+seam (`scaler.sources.discovery.KubernetesPodLister`) for the predictor's pods. RBAC: get
+ScaledObjects, Deployments, PodMonitors and Namespaces, list Prometheuses and Pods. `gather`
+turns a 404 into "absent" and any other failure into an error the items report as UNKNOWN.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Protocol
 import yaml
 
 from scaler.render.render import names_for, render_model
+from scaler.sources.discovery import KubernetesPodLister, PodInfo
 from scaler.spec import ModelSpec, SpecError
 
 REQUEST_TIMEOUT_S = 5.0
@@ -30,6 +32,7 @@ class ObjectReader(Protocol):
     def get(self, resource: tuple[str, str, str], namespace: str, name: str) -> dict | None: ...  # None: 404
     def list(self, resource: tuple[str, str, str]) -> list[dict]: ...  # all namespaces
     def namespace_labels(self, name: str) -> dict[str, str] | None: ...
+    def list_pods(self, namespace: str, selector: str) -> list[PodInfo]: ...
 
 
 class KubernetesObjectReader:
@@ -38,6 +41,7 @@ class KubernetesObjectReader:
 
         self._custom = client.CustomObjectsApi(api_client)
         self._core = client.CoreV1Api(api_client)
+        self._pods = KubernetesPodLister(self._core)
         self._serialize = api_client.sanitize_for_serialization
 
     @classmethod
@@ -79,6 +83,9 @@ class KubernetesObjectReader:
             raise
         return (namespace.get("metadata") or {}).get("labels") or {}
 
+    def list_pods(self, namespace, selector):
+        return self._pods.list_pods(namespace, selector)
+
 
 @dataclass(frozen=True)
 class Fetched:
@@ -98,6 +105,7 @@ class ClusterEvidence:
     pod_monitor: Fetched | None = None
     prometheuses: Fetched | None = None  # obj = {"items": [...]}
     namespace_labels: dict[str, str] | None = None
+    pods: Fetched | None = None  # obj = {"selector": ..., "pods": [PodInfo, ...]}
 
 
 def rendered_objects(spec: ModelSpec, source: str) -> tuple[dict[str, dict], str | None]:
@@ -141,4 +149,6 @@ def gather(spec: ModelSpec, reader: ObjectReader | None, source: str = "<spec>",
     monitor = _fetch(f"PodMonitor {ns}/{names['pod_monitor']}", lambda: reader.get(POD_MONITOR, ns, names["pod_monitor"]))
     proms = _fetch("Prometheus (all namespaces)", lambda: {"items": reader.list(PROMETHEUS)})
     labels = _fetch(f"Namespace {ns}", lambda: reader.namespace_labels(ns))
-    return ClusterEvidence(True, None, rendered, render_error, scaled, deployment, monitor, proms, labels.obj)
+    selector = f"serving.kserve.io/inferenceservice={spec.name}"  # the label KServe puts on predictor pods
+    pods = _fetch(f"Pods {ns} {selector}", lambda: {"selector": selector, "pods": reader.list_pods(ns, selector)})
+    return ClusterEvidence(True, None, rendered, render_error, scaled, deployment, monitor, proms, labels.obj, pods)
