@@ -124,6 +124,7 @@ def main() -> None:
     parser.add_argument("--workload", action="append", choices=WORKLOADS)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--only", help="comma-separated variants to run (default: all)")
     args = parser.parse_args()
     names = args.workload or list(WORKLOADS)
     setup = Setup()
@@ -132,6 +133,8 @@ def main() -> None:
         for seed in seeds:
             _BUILT[(name, seed)] = build(name, replace(setup, seed=seed), seed)
     variants = ["slo-scaler", "slo-scaler-no-shedding", *(cls.name for cls in VARIANTS)]
+    if args.only:
+        variants = [v for v in variants if v in args.only.split(",")]
     tasks = [(n, s, p, setup) for n in names for p in variants for s in seeds]
     results: dict[tuple[str, str], list] = {}
     with ProcessPoolExecutor(args.jobs) as pool:  # forked: the workers see the built workloads
