@@ -4,6 +4,8 @@
   (tests/fixtures/vllm) with the model name and the three series the scaler reads edited.
 - `PageServer`: serves such pages on a free 127.0.0.1 port (stdlib HTTP server, own thread);
   `.close()` makes the port refuse connections (a replica or exporter gone).
+- `HostileServer(mode)`: a /metrics or Prometheus endpoint that misbehaves (slow-loris, a huge
+  page, a gzip bomb, a redirect, duplicate series).
 - `InProcessScaler(*serve_flags, pod_lister=None)`: the real ScalerApp (gRPC, health, /metrics,
   poller) on its own event-loop thread, with a sync `client` (ExternalScalerClient).
 - `metric(text, name, **labels)`: one sample of a Prometheus text page (process.sample_value).
@@ -144,3 +146,93 @@ def scaler_server(tmp_path_factory):
     yield start
     for serve in started:
         serve.stop()
+
+
+class HostileServer:
+    """A /metrics (or Prometheus) endpoint that misbehaves as an adversary would, on its own port:
+
+    - `slow`: headers, then one byte every 0.2 s, forever (slow-loris);
+    - `huge`: a 26 MB page of valid lines;
+    - `gzip-bomb`: 200 KB of gzip that inflates to 200 MB;
+    - `redirect`: 302 to `location` (another host's page);
+    - `duplicate`: a page with the model's waiting series twice (summing would double the queue).
+    """
+
+    def __init__(self, mode: str, model: str = CAPTURE_MODEL, location: str = "") -> None:
+        import gzip
+
+        self.mode, self.hits = mode, 0
+        page = vllm_page(model, waiting=3, running=2).encode()
+        line = next(x for x in page.decode().splitlines() if x.startswith("vllm:num_requests_waiting{"))
+        bodies = {"duplicate": page + line.encode() + b"\n"}
+        if mode == "gzip-bomb":
+            bodies[mode] = gzip.compress(b"\0" * (200 << 20), compresslevel=9)
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):  # noqa: N802 (http.server's naming)
+                server.hits += 1
+                try:
+                    server._answer(self, bodies, page)
+                except OSError:
+                    pass
+
+            do_POST = do_GET  # Prometheus' API is asked by POST
+
+            def log_message(self, *args):
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        self.location = location
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/metrics"
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _answer(self, handler, bodies, page) -> None:
+        import time
+
+        if self.mode == "redirect":
+            handler.send_response(302)
+            handler.send_header("Location", self.location)
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        if self.mode == "slow":
+            handler.send_response(200)
+            handler.send_header("Content-Type", "text/plain")
+            handler.end_headers()
+            for byte in page * 100:
+                handler.wfile.write(bytes([byte]))
+                handler.wfile.flush()
+                time.sleep(0.2)
+            return
+        if self.mode == "huge":
+            chunk = page * 16  # ~1.6 MB of valid lines (repeated samples)
+            handler.send_response(200)
+            handler.send_header("Content-Length", str(len(chunk) * 16))
+            handler.end_headers()
+            for _ in range(16):
+                handler.wfile.write(chunk)
+            return
+        body = bodies[self.mode]
+        handler.send_response(200)
+        if self.mode == "gzip-bomb":
+            handler.send_header("Content-Encoding", "gzip")
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()

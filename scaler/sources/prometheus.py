@@ -101,7 +101,8 @@ class PrometheusSource:
                     raise SourceError(f"HTTP {response.status_code}" + (" (redirects are not followed)"
                                                                         if response.is_redirect else ""))
                 body = bytearray()
-                for chunk in response.iter_content(READ_CHUNK):
+                # read1: whatever has arrived (at most READ_CHUNK), so a dribbling answer meets the deadline.
+                while chunk := response.raw.read1(READ_CHUNK, decode_content=True):
                     body += chunk
                     if len(body) > MAX_RESPONSE_BYTES:
                         raise SourceError(f"answer larger than {MAX_RESPONSE_BYTES} bytes")
