@@ -32,7 +32,7 @@ CONTRACT_KEYS = {
     "scalerAddress", "model", "namespace", "podSelector", "metricsPort", "ttftSloSeconds", "requestClass", "source",
     "prometheusAddress", "scrapeTargets", "scaleUpLatencySeconds", "perReplicaCapacity", "maxConcurrency", "targetUtilization",
     "expectedPrefillSeconds", "yellowEnterRatio", "yellowExitRatio", "redEnterRatio", "redExitRatio", "stateHoldSeconds",
-    "enableTLS", "unsafeSsl",
+    "enableTLS", "unsafeSsl", "tpotSloSeconds",
 }
 
 

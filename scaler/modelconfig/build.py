@@ -26,6 +26,7 @@ def scaler_settings(spec: ModelSpec, derived) -> ScalerSettings:
     return ScalerSettings(
         ttft_slo_seconds=spec.slo.ttft_p95_seconds,
         request_class=spec.request_class,
+        tpot_slo_seconds=spec.slo.tpot_seconds,
         expected_prefill_seconds=cal.expected_prefill_seconds,
         scale_up_latency_seconds=AUTO if derived.scale_up_latency is None else derived.scale_up_latency,
         per_replica_capacity=cal.per_replica_capacity,

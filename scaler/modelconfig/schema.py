@@ -35,6 +35,7 @@ class ScalerSettings(_Config):
 
     ttft_slo_seconds: Seconds = Field(description="TTFT objective the queue is sized against (the spec's slo.ttftP95Seconds)")
     request_class: RequestClass
+    tpot_slo_seconds: Annotated[float, Field(gt=0, le=60)] | None = Field(None, description="time-per-output-token objective (the spec's slo.tpotSeconds)")
     expected_prefill_seconds: Annotated[float, Field(ge=0, le=3600)] = 0.0
     scale_up_latency_seconds: PositiveOrAuto
     per_replica_capacity: PositiveOrAuto

@@ -88,7 +88,7 @@ class Runtime(_Spec):
 class Slo(_Spec):
     ttft_p95_seconds: Seconds = Field(description="time-to-first-token objective at p95; the scaler's ttftSloSeconds")
     ttft_p99_seconds: Seconds
-    tpot_seconds: Seconds | None = Field(None, description="time-per-output-token objective (informational, on the dashboard)")
+    tpot_seconds: Seconds | None = Field(None, description="time-per-output-token objective; the scaler's tpotSloSeconds")
 
 
 class Traffic(_Spec):
