@@ -2,6 +2,11 @@
 
     slo_scaler_rls_decisions_total{model,class,tenant,code,reason}  counter
     slo_scaler_rls_admission_rate{model}                             gauge, requests/s; +Inf = no limit
+    slo_scaler_state_store_updates_total{store}                      counter: local | shared | fallback
+    slo_scaler_state_store_conflicts_total                           counter: concurrent writes retried
+    slo_scaler_state_store_errors_total{error}                       counter: the shared store failed
+    slo_scaler_state_store_latency_seconds                           summary of shared updates
+    slo_scaler_state_store_replicas                                  gauge: N of the 1/N fallback share
 
 Labels are bounded: `model` is a model the scaler knows (else "unknown"), `class` one of the four
 classes, `tenant` a configured tenant (else "other"), `code` OK|503|429 (the configured codes),
@@ -14,17 +19,19 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, SummaryMetricFamily
 from prometheus_client.registry import Collector
 
 from scaler.policy.decide import State
+from scaler.state import StoreStats
 
 UNKNOWN_MODEL = "unknown"
 
 
 class RlsMetrics(Collector):
-    def __init__(self, registry):
+    def __init__(self, registry, store: StoreStats | None = None):
         self._registry = registry  # scaler.server.registry.ModelRegistry: models and their decisions
+        self._store = store or StoreStats()
         self._decisions: Counter[tuple[str, str, str, str, str]] = Counter()
 
     def count(self, model: str, request_class: str, tenant: str, code: str, reason: str) -> None:
@@ -46,3 +53,26 @@ class RlsMetrics(Collector):
             red = decision is not None and decision.state is State.RED
             rate.add_metric((entry.name,), max(0.0, decision.admission_rps or 0.0) if red else math.inf)
         yield rate
+        yield from self._store_families()
+
+    def _store_families(self):
+        stats = self._store
+        updates = CounterMetricFamily("slo_scaler_state_store_updates",
+                                      "Admission-state updates, by where they were made (fallback: the 1/N local share).",
+                                      labels=("store",))
+        for where, n in sorted(stats.updates.items()):
+            updates.add_metric((where,), n)
+        yield updates
+        yield CounterMetricFamily("slo_scaler_state_store_conflicts",
+                                  "Shared updates retried because another replica wrote first.", value=stats.conflicts)
+        errors = CounterMetricFamily("slo_scaler_state_store_errors", "Shared-store calls that failed.",
+                                     labels=("error",))
+        for name, n in sorted(stats.errors.items()):
+            errors.add_metric((name,), n)
+        yield errors
+        latency = SummaryMetricFamily("slo_scaler_state_store_latency_seconds", "Time of one shared update.",
+                                      count_value=stats.latency_count, sum_value=stats.latency_sum_s)
+        yield latency
+        yield GaugeMetricFamily("slo_scaler_state_store_replicas",
+                                "Replicas the budget is split between while the shared store is out of reach.",
+                                value=stats.replicas)

@@ -25,6 +25,7 @@ from scaler.rls.service import RateLimitService
 from scaler.rls.settings import RlsSettings, add_arguments
 from scaler.rls.stubs import rls
 from scaler.server.guard import SERVER_OPTIONS, SyncDecodeGuard
+from scaler.state import open_store
 
 __all__ = ["add_arguments", "start", "build_service", "RlsServer"]
 log = logging.getLogger(__name__)
@@ -32,9 +33,10 @@ WORKERS = 8  # calls decided at once; each holds the admission lock for ~0.03 ms
 
 
 def build_service(registry, settings: RlsSettings, metrics_registry: CollectorRegistry | None = None) -> RateLimitService:
-    metrics = RlsMetrics(registry)
+    store = open_store(settings.state_store, replicas=settings.state_store_replicas)
+    metrics = RlsMetrics(registry, store.stats)
     (metrics_registry if metrics_registry is not None else REGISTRY).register(metrics)
-    return RateLimitService(registry, settings, metrics)
+    return RateLimitService(registry, settings, metrics, store)
 
 
 class RlsServer:
@@ -45,6 +47,7 @@ class RlsServer:
 
     async def stop(self, grace: float | None) -> None:
         await asyncio.to_thread(lambda: self.server.stop(grace).wait())
+        self.service.store.close()
 
 
 async def start(registry, args: argparse.Namespace, metrics_registry: CollectorRegistry | None = None
@@ -80,5 +83,6 @@ async def start(registry, args: argparse.Namespace, metrics_registry: CollectorR
     log.info("rate-limit service", extra={"fields": {"event": "rls_serving", "address": address,
                                                      "tls": settings.tls_cert is not None,
                                                      "mtls": settings.tls_client_ca is not None,
-                                                     "shadow": settings.shadow}})
+                                                     "shadow": settings.shadow,
+                                                     "state_store": service.store.description}})
     return RlsServer(server, service, address)

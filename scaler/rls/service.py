@@ -1,7 +1,8 @@
 """ShouldRateLimit: Envoy's descriptor in, the admission verdict out as a RateLimitResponse.
 
 The only mutable state is each model's AdmissionState, replaced after every verdict under one
-lock (grpc's worker threads call in; a verdict holds it for ~0.03 ms). The service never answers
+lock (grpc's worker threads call in; a verdict holds it for ~0.03 ms) in the store: this process's,
+or Redis shared by every serve replica (serve --state-store; scaler/state). The service never answers
 with a gRPC error: whatever goes wrong inside, it admits (Envoy would fail open anyway, but an
 error also costs a timeout and a log line per request). A model that is UNKNOWN (no or stale
 evidence) is admitted with `unknown-<why>` as the reason, counted, and logged at most once per
@@ -18,10 +19,12 @@ from typing import Callable
 
 from scaler.admission import AdmissionState, Verdict, admit, classify, other_domain, unknown_model
 from scaler.admission.admit import QUOTA_REASON
+from scaler.admission.share import share_of
 from scaler.modelconfig.runtime import ModelAdmission
 from scaler.rls.metrics import UNKNOWN_MODEL, RlsMetrics
 from scaler.rls.settings import RlsSettings
 from scaler.rls.stubs import rls
+from scaler.state import AdmissionStore, LocalStore
 
 log = logging.getLogger(__name__)
 OK = rls.RateLimitResponse.Code.Value("OK")
@@ -32,12 +35,13 @@ _ERROR_TYPES = {"capacity": ("server_error", "overloaded"), "quota": ("requests"
 
 
 class RateLimitService:
-    def __init__(self, registry, settings: RlsSettings, metrics: RlsMetrics, rand: Callable[[], float] = random.random):
+    def __init__(self, registry, settings: RlsSettings, metrics: RlsMetrics, store: AdmissionStore | None = None,
+                 rand: Callable[[], float] = random.random):
         self.registry = registry  # scaler.server.registry.ModelRegistry; its clock dates the decisions
         self.settings = settings
         self.metrics = metrics
         self._rand = rand
-        self._states: dict[str, AdmissionState] = {}
+        self.store = store or LocalStore()  # each model's AdmissionState: here, or shared in Redis
         # A model's own codes, tenants, YELLOW classes and shadow flag (serve --config), else the flags'.
         self._per_model = ModelAdmission(registry.shedding, settings.admission, settings.shadow)
         self._lock = threading.Lock()
@@ -72,11 +76,16 @@ class RateLimitService:
         if entry is None:
             return unknown_model(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_MODEL, self.settings.shadow
         req = classify(entries, entry.config.request_class, cost)
-        state = self._states.get(entry.name) or AdmissionState()
         admission, shadow = self._per_model.for_model(entry.name)
         now = self.registry.clock()
-        verdict, self._states[entry.name] = admit(admission, state, req, entry.decision_at(now), now, self._rand(),
-                                                  self.settings.decision_max_age_s)
+        decision, rand = entry.decision_at(now), self._rand()
+
+        def update(state: AdmissionState, share: float):
+            # `share` < 1 only while a shared store is out of reach: this replica's slice of the budget.
+            config, shared_decision = share_of(admission, decision, share)
+            return admit(config, state, req, shared_decision, now, rand, self.settings.decision_max_age_s)
+
+        verdict = self.store.update(entry.name, update)
         if verdict.reason != QUOTA_REASON:
             # Demand the scaler should serve: what was admitted or shed for capacity. Requests past
             # their tenant's quota would be refused however many replicas ran, so they are not.

@@ -12,6 +12,7 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import TypeAdapter, ValidationError
@@ -35,6 +36,8 @@ class RlsSettings:
     decision_max_age_s: float = 60.0  # older decisions are ignored (admit): the scaler may have stopped
     domain: str = DOMAIN
     admission: AdmissionConfig = AdmissionConfig()  # server-wide; a model's spec may override parts
+    state_store: str | None = None  # redis://host:port/db: one admission budget for every serve replica
+    state_store_replicas: int | None = None  # N of the 1/N share while the store is down (None: counted in it)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "RlsSettings":
@@ -54,7 +57,8 @@ class RlsSettings:
         host = args.rls_host or getattr(args, "host", None) or "0.0.0.0"
         return cls(host=host, port=args.rls_port, tls_cert=args.rls_tls_cert, tls_key=args.rls_tls_key,
                    tls_client_ca=args.rls_tls_client_ca,
-                   shadow=args.shadow, decision_max_age_s=args.rls_decision_max_age, admission=admission)
+                   shadow=args.shadow, decision_max_age_s=args.rls_decision_max_age, admission=admission,
+                   state_store=args.state_store, state_store_replicas=args.state_store_replicas)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,6 +87,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="Retry-After is spread by +- this fraction (default 0.2)")
     group.add_argument("--rls-decision-max-age", type=_positive, default=60.0, metavar="SECONDS",
                        help="ignore (admit) a model's decision older than this (default 60)")
+    group.add_argument("--state-store", type=_redis_url, default=None, metavar="URL",
+                       help="redis://host:port/db: keep the admission budget in Redis, one budget for every serve "
+                       "replica (default: in this process)")
+    group.add_argument("--state-store-replicas", type=_whole, default=None, metavar="N",
+                       help="serve replicas sharing the store: while it is out of reach each admits 1/N of the "
+                       "budget (default: the replicas seen alive in the store, 1 before any)")
     parser.set_defaults(rls_usage_error=parser.error)
 
 
@@ -118,6 +128,23 @@ def _port(raw: str) -> int:
     if not raw.isdigit() or not 0 <= int(raw) <= 65535:
         raise argparse.ArgumentTypeError(f"expected a port in [0, 65535] (0 disables), got {raw!r}")
     return int(raw)
+
+
+def _redis_url(raw: str) -> str:
+    parts = urlsplit(raw)
+    if parts.scheme not in ("redis", "rediss") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"expected redis://host:port/db or rediss://..., got {raw!r}")
+    return raw
+
+
+def _whole(raw: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {raw!r}")
+    return value
 
 
 def _status(raw: str) -> int:
