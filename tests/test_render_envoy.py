@@ -188,16 +188,17 @@ def test_istio_envoyfilter_patches_are_valid_envoy_config(tmp_path):
     gateway = next(yaml.safe_load_all((REPO / "manifests/examples/istio-gateway-istio-system/envoyfilter.yaml").read_text()))
     model = next(yaml.safe_load_all((REPO / "manifests/examples/chat/envoyfilter.yaml").read_text()))
     patches = {p["applyTo"]: p["patch"]["value"] for p in gateway["spec"]["configPatches"]}
-    vhost = model["spec"]["configPatches"][0]
-    assert vhost["applyTo"] == "VIRTUAL_HOST" and vhost["patch"]["operation"] == "MERGE"
+    vhosts = model["spec"]["configPatches"]  # the service's host and the predictor's
+    assert len(vhosts) == 2 and all(v["applyTo"] == "VIRTUAL_HOST" and v["patch"]["operation"] == "MERGE" for v in vhosts)
+    names = [v["match"]["routeConfiguration"]["vhost"]["name"] for v in vhosts]
     hcm = {
         **patches["NETWORK_FILTER"]["typed_config"],
         "stat_prefix": "gateway",
         "route_config": {"virtual_hosts": [{
-            "name": vhost["match"]["routeConfiguration"]["vhost"]["name"], "domains": ["*"],
+            "name": name, "domains": [name.split(":")[0]],
             "routes": [{"match": {"prefix": "/"}, "route": {"cluster": "slo_scaler_rls"}}],
             **vhost["patch"]["value"],
-        }]},
+        } for name, vhost in zip(names, vhosts)]},
         "http_filters": [patches["HTTP_FILTER"], {"name": "envoy.filters.http.router", "typed_config": {
             "@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}],
     }
