@@ -32,7 +32,8 @@ def dockerfile() -> list[tuple[str, str]]:
 
 def container(path: str) -> dict:
     out = subprocess.run(["kubectl", "kustomize", str(REPO / path)], capture_output=True, text=True, check=True, timeout=60).stdout
-    deployment = next(d for d in yaml.safe_load_all(out) if d and d["kind"] == "Deployment")
+    deployment = next(d for d in yaml.safe_load_all(out)
+                      if d and d["kind"] == "Deployment" and d["metadata"]["name"] == "slo-scaler")
     return deployment["spec"]["template"]["spec"]
 
 
@@ -67,3 +68,23 @@ def test_deployment_arguments_are_accepted_by_serve():
     tls = build_parser().parse_args(container("manifests/overlays/tls")["containers"][0]["args"])
     assert (tls.tls_cert, tls.tls_key, tls.tls_client_ca) == (
         "/etc/slo-scaler/tls/tls.crt", "/etc/slo-scaler/tls/tls.key", "/etc/slo-scaler/tls/ca.crt")
+
+
+def test_replicas_share_one_budget_and_the_single_replica_overlay_keeps_its_own():
+    built = subprocess.run(["kubectl", "kustomize", str(REPO / "manifests/base")], capture_output=True, text=True,
+                           check=True, timeout=60).stdout
+    objects = [o for o in yaml.safe_load_all(built) if o]
+    base = build_parser().parse_args(container("manifests/base")["containers"][0]["args"])
+    redis = next(o for o in objects if o["kind"] == "Service" and o["metadata"]["name"] == "slo-scaler-redis")
+    host_port = f"{redis['metadata']['name']}:{redis['spec']['ports'][0]['port']}"
+    assert base.state_store == f"redis://{host_port}/0"
+    deployment = next(o for o in objects if o["kind"] == "Deployment" and o["metadata"]["name"] == "slo-scaler")
+    assert base.state_store_replicas == deployment["spec"]["replicas"] == 2
+    assert "podAntiAffinity" in deployment["spec"]["template"]["spec"]["affinity"]
+    single = container("manifests/overlays/single-replica")
+    args = build_parser().parse_args(single["containers"][0]["args"])
+    assert args.state_store is None and args.state_store_replicas is None and args.config == base.config
+    built = subprocess.run(["kubectl", "kustomize", str(REPO / "manifests/overlays/single-replica")],
+                           capture_output=True, text=True, check=True, timeout=60).stdout
+    names = {(o["kind"], o["metadata"]["name"]) for o in yaml.safe_load_all(built) if o}
+    assert not {n for n in names if "redis" in n[1]} and ("PodDisruptionBudget", "slo-scaler") not in names

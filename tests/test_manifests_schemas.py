@@ -24,7 +24,8 @@ REPO = Path(__file__).resolve().parents[1]
 CRDS = Path(__file__).parent / "fixtures" / "crds"
 KUBERNETES_VERSION = "1.32"
 EXAMPLES = REPO / "manifests" / "examples"
-BUILDS = ["manifests", "manifests/base", "manifests/overlays/tls", "manifests/dashboards"] + sorted(
+BUILDS = ["manifests", "manifests/base", "manifests/overlays/tls", "manifests/overlays/single-replica",
+          "manifests/dashboards"] + sorted(
     str(p.parent.relative_to(REPO)) for p in EXAMPLES.glob("*/kustomization.yaml")
 )
 
@@ -117,6 +118,7 @@ def test_scaler_base_has_the_expected_objects():
         "Namespace/slo-scaler", "ServiceAccount/slo-scaler", "ClusterRole/slo-scaler", "ClusterRoleBinding/slo-scaler",
         "Deployment/slo-scaler", "Service/slo-scaler", "NetworkPolicy/slo-scaler", "PodDisruptionBudget/slo-scaler",
         "PodMonitor/slo-scaler", "PrometheusRule/slo-scaler",
+        "Deployment/slo-scaler-redis", "Service/slo-scaler-redis", "NetworkPolicy/slo-scaler-redis",
     ])
 
 
