@@ -56,8 +56,9 @@ class Poller:
             out.setdefault(key, (source, []))[1].append(entry)
         return out
 
-    def tick(self, now: float) -> list[asyncio.Task]:
-        """Start a round in every lane that is not still busy with the previous one."""
+    def tick(self, now: float, new_only: bool = False) -> list[asyncio.Task]:
+        """Start a round in every lane that is not still busy with the previous one (with
+        `new_only`, only in lanes with a model never polled: a new model's first round)."""
         entries = self.registry.models()
         if self.discovery is not None and (self._discovering is None or self._discovering.done()):
             keys = {e.metadata.source.discovery_key for e in entries} - {None}
@@ -66,6 +67,8 @@ class Poller:
         for key, (source, group) in self.lanes(entries).items():
             if key in self._running and not self._running[key].done():
                 continue  # still at its previous round: this lane alone falls behind
+            if new_only and all(entry.decision is not None for entry in group):
+                continue
             self._running[key] = task = asyncio.create_task(self._round(source, group, now))
             started.append(task)
         for key in [k for k, t in self._running.items() if t.done()]:
@@ -128,18 +131,21 @@ class Poller:
     async def run(self) -> None:
         """Tick until cancelled; a new model starts a tick at once (its first GetMetrics waits)."""
         try:
+            due = self.clock()
             while True:
-                started = self.clock()
                 self.registry.added.clear()
+                full = self.clock() >= due
+                if full:
+                    due = self.clock() + self.interval_s
                 try:
-                    self.tick(started)
+                    self.tick(self.clock(), new_only=not full)
                 except Exception:  # a bug in one tick must not stop the scaler; the next tick retries
                     log.exception("poll tick failed", extra={"fields": {"event": "poll_error"}})
-                self.registry.forget_idle(self.forget_after_s, self.clock())
-                wait = max(0.0, self.interval_s - (self.clock() - started))
+                if full:
+                    self.registry.forget_idle(self.forget_after_s, self.clock())
                 # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow the cancel that stops us.
                 try:
-                    async with asyncio.timeout(wait):
+                    async with asyncio.timeout(max(0.0, due - self.clock())):
                         await self.registry.added.wait()
                 except TimeoutError:
                     pass

@@ -28,6 +28,7 @@ log = logging.getLogger("scaler.server")
 PARSE_CACHE_SIZE = 4096  # distinct metadata maps remembered (KEDA resends the same map every call)
 PARSE_CACHE_BYTES = 4 << 20  # and at most this much of their text
 QUEUE_SIZE = 256
+MAX_MODELS = 2000  # models one server polls: distinct model names from hostile calls cannot grow it further
 # Bounds on what one model can make the server do, whatever its inputs (docs/scaler.md, "Bounds").
 DEMAND_CAP = 1000  # replicas: demand sent to KEDA and pending replicas tracked
 MAX_QUEUE = 1e6  # waiting or running requests summed over replicas
@@ -291,6 +292,9 @@ class ModelRegistry:
         parsed = self._parse({**metadata, **self.configured.get(metadata.get("model"), {})}, namespace)
         entry = self._entries.get(parsed.model)
         if entry is None:
+            if len(self._entries) >= MAX_MODELS:
+                raise meta.ConfigError("model", f"one of the {MAX_MODELS} models this server already polls "
+                                       "(a server holds at most that many; run another for more)", parsed.model)
             entry = self._entries[parsed.model] = ModelEntry(parsed, self.clock, self._publish, pinned)
             log.info("model added", extra={"fields": {"event": "model_added", "model": parsed.model,
                                                       "source": parsed.source.kind}})
