@@ -6,6 +6,7 @@
   `.close()` makes the port refuse connections (a replica or exporter gone).
 - `HostileServer(mode)`: a /metrics or Prometheus endpoint that misbehaves (slow-loris, a huge
   page, a gzip bomb, a redirect, duplicate series).
+- `Forwarder(port)`: a TCP forwarder whose `close()` cuts the path (Prometheus loses the pods).
 - `InProcessScaler(*serve_flags, pod_lister=None)`: the real ScalerApp (gRPC, health, /metrics,
   poller) on its own event-loop thread, with a sync `client` (ExternalScalerClient).
 - `metric(text, name, **labels)`: one sample of a Prometheus text page (process.sample_value).
@@ -236,3 +237,61 @@ class HostileServer:
     def close(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+class Forwarder:
+    """A TCP forwarder on a free 127.0.0.1 port to `target_port`: the path from Prometheus to a
+    pod. `close()` cuts it (listener and open connections), as a killed port-forward would."""
+
+    def __init__(self, target_port: int) -> None:
+        import socket
+
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._target = target_port
+        self._sockets: list = []
+        self._closed = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+
+        while not self._closed.is_set():
+            try:
+                client, _ = self._listener.accept()
+                upstream = socket.create_connection(("127.0.0.1", self._target))
+            except OSError:
+                return
+            self._sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source, sink) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        import socket
+
+        self._closed.set()
+        try:
+            self._listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() blocked in its thread
+        except OSError:
+            pass
+        self._listener.close()
+        for sock in self._sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+            except OSError:
+                pass
