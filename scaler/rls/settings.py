@@ -138,13 +138,9 @@ def _redis_url(raw: str) -> str:
 
 
 def _whole(raw: str) -> int:
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
+    if not raw.isdigit() or int(raw) < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {raw!r}")
-    return value
+    return int(raw)
 
 
 def _status(raw: str) -> int:
