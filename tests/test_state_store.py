@@ -128,3 +128,15 @@ def test_losing_redis_degrades_to_the_local_share_and_recovers(redis_server):
 def test_a_bad_replica_count_is_named():
     with pytest.raises(ValueError, match="--state-store-replicas: expected a whole number >= 1"):
         open_store("redis://127.0.0.1:1/0", replicas=0)
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--state-store", "http://redis:6379"], "argument --state-store: expected redis://host:port/db"),
+    (["--state-store", "redis://"], "argument --state-store: expected redis://host:port/db"),
+    (["--state-store-replicas", "two"], "argument --state-store-replicas: expected a whole number >= 1"),
+])
+def test_bad_store_flags_are_named(flags, message, capsys):
+    from rls_helpers import rls_args
+    with pytest.raises(SystemExit):
+        rls_args(*flags)
+    assert message in capsys.readouterr().err
