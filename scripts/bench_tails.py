@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""RLS and GetMetrics tails side by side under the load of a busy cluster (issue 13).
+
+One `slo-scaler serve` (scaler + RLS) polls N models from a real Prometheus every second (an
+exporter serves one vLLM page with N models); N ScaledObjects call GetMetricSpec, GetMetrics
+and IsActive once a second each, as KEDA does (this process); a second process sends
+ShouldRateLimit at --rls-rps, open loop, as Envoy would for every request. Both latencies are
+measured by their clients and printed side by side, with the share of RLS answers over Envoy's
+default 50 ms timeout; the CDFs go to a PNG.
+
+    python scripts/bench_tails.py                          # 300 ScaledObjects, 500 RLS calls/s, 30 s
+    python scripts/bench_tails.py --scaledobjects 100 --rls-rps 200 --seconds 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import random
+import statistics
+import time
+from pathlib import Path
+
+import grpc
+import matplotlib
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from bench_getmetrics import exporter_page, keda, start_exporter
+from lab import Lab
+from scaler.ports import free_port
+from scaler.rls.stubs import SHOULD_RATE_LIMIT, rls
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+WARMUP_S = 5.0
+ENVOY_TIMEOUT_MS = 50.0
+
+
+def rls_load(port: int, models: list[str], rps: float, start: float, seconds: float, out) -> None:
+    """Child process: ShouldRateLimit at `rps` from `start` (wall clock) for WARMUP_S + seconds."""
+
+    async def run() -> list[float]:
+        latencies: list[float] = []
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            call = channel.unary_unary(SHOULD_RATE_LIMIT.path, request_serializer=SHOULD_RATE_LIMIT.request.SerializeToString,
+                                       response_deserializer=SHOULD_RATE_LIMIT.response.FromString)
+            rng = random.Random(7)
+
+            async def one(measured: bool) -> None:
+                entries = [rls.RateLimitDescriptor.Entry(key="model", value=rng.choice(models)),
+                           rls.RateLimitDescriptor.Entry(key="class", value="interactive"),
+                           rls.RateLimitDescriptor.Entry(key="tenant", value=f"t{rng.randrange(5)}")]
+                request = rls.RateLimitRequest(domain="slo-scaler", descriptors=[rls.RateLimitDescriptor(entries=entries)])
+                began = time.perf_counter()
+                try:
+                    await call(request, timeout=1.0)
+                except grpc.aio.AioRpcError:
+                    latencies.append(float("inf")) if measured else None
+                    return
+                if measured:
+                    latencies.append(time.perf_counter() - began)
+
+            await asyncio.sleep(max(0.0, start - time.time()))
+            tasks, due, end = [], time.time(), start + WARMUP_S + seconds
+            while due < end:
+                while due <= time.time():
+                    tasks.append(asyncio.create_task(one(due >= start + WARMUP_S)))
+                    due += 1.0 / rps
+                await asyncio.sleep(0.001)
+            await asyncio.gather(*tasks)
+        return latencies
+
+    out.send(asyncio.run(run()))
+
+
+def quantiles(values_s: list[float]) -> tuple[list[float], dict[str, float]]:
+    ms = sorted(1000 * v for v in values_s)
+    q = statistics.quantiles(ms, n=1000, method="inclusive")
+    return ms, {"p50": q[499], "p90": q[899], "p99": q[989], "p99.9": q[998], "max": ms[-1]}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scaledobjects", type=int, default=300)
+    parser.add_argument("--rls-rps", type=float, default=500.0)
+    parser.add_argument("--seconds", type=float, default=30.0, help="measured seconds, after a 5 s warm-up")
+    parser.add_argument("--out", type=Path, default=Path("bench-out/bench-tails.png"), help="CDF plot (PNG)")
+    args = parser.parse_args()
+    console = Console(stderr=True)
+
+    models = [f"bench-{i:03d}" for i in range(args.scaledobjects)]
+    httpd, port = start_exporter(exporter_page(models))
+    with Lab() as lab:
+        lab.callback(httpd.shutdown)
+        prometheus = lab.prometheus([f"127.0.0.1:{port}"], 1.0)
+        metadata = [{"scalerAddress": "slo-scaler.keda:9090", "model": m, "ttftSloSeconds": "2",
+                     "perReplicaCapacity": "4", "source": "prometheus", "prometheusAddress": prometheus}
+                    for m in models]
+        rls_port = free_port()
+        serve = lab.serve("--poll-interval", "1", "--rls-port", str(rls_port))
+        console.print(f"{len(models)} ScaledObjects at 1/s, {args.rls_rps:g} RLS calls/s, {args.seconds:g} s "
+                      f"measured; workdir {lab.workdir}")
+        receive, send = multiprocessing.get_context("spawn").Pipe(duplex=False)
+        start = time.time() + 3.0  # the child starts its clock with the KEDA clients
+        child = multiprocessing.get_context("spawn").Process(
+            target=rls_load, args=(rls_port, models, args.rls_rps, start, args.seconds, send))
+        child.start()
+        with Progress(console=console, transient=True) as progress:
+            time.sleep(max(0.0, start - time.time() - 0.5))
+            keda_latencies, errors = asyncio.run(keda(serve.grpc_port, metadata, args.seconds, WARMUP_S, progress))
+        rls_latencies = receive.recv()
+        child.join(30)
+
+    rls_failed = sum(1 for v in rls_latencies if v == float("inf"))
+    rls_ms, rls_q = quantiles([v for v in rls_latencies if v != float("inf")])
+    keda_ms, keda_q = quantiles(keda_latencies)
+    over = sum(1 for v in rls_ms if v > ENVOY_TIMEOUT_MS) + rls_failed
+    table = Table(title=f"{len(models)} ScaledObjects x 1/s + {args.rls_rps:g} ShouldRateLimit/s, {args.seconds:g} s")
+    for column in ("RPC", "calls", "errors", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms", f"> {ENVOY_TIMEOUT_MS:g} ms"):
+        table.add_column(column, justify="right")
+    table.add_row("ShouldRateLimit", str(len(rls_latencies)), str(rls_failed), *(f"{rls_q[k]:.2f}" for k in rls_q),
+                  f"{100 * over / max(1, len(rls_latencies)):.2f}%")
+    table.add_row("GetMetrics", str(len(keda_ms)), str(sum(errors.values())) + (f" {errors}" if errors else ""),
+                  *(f"{keda_q[k]:.2f}" for k in keda_q), "")
+    Console().print(table)
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, ms in (("ShouldRateLimit", rls_ms), ("GetMetrics", keda_ms)):
+        ax.plot(ms, [i / len(ms) for i in range(1, len(ms) + 1)], label=name)
+    ax.axvline(ENVOY_TIMEOUT_MS, linestyle="--", color="grey")
+    ax.set_xscale("log")
+    ax.set_xlabel("latency seen by the client (ms)")
+    ax.set_ylabel("fraction of calls")
+    ax.set_title(f"{len(models)} ScaledObjects at 1/s + {args.rls_rps:g} RLS calls/s")
+    ax.legend()
+    fig.tight_layout()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(args.out, dpi=120)
+    console.print(f"plot: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
