@@ -113,3 +113,39 @@ def test_tls_flag_errors_name_the_flag(pki, capsys, flags, message):
             *[f.format(d=d) for f in flags]]
     assert main(argv) == 2
     assert message.format(d=d) in capsys.readouterr().err
+
+
+def test_rls_mutual_tls_admits_envoy_and_refuses_others(pki):
+    """--rls-tls-client-ca: only a client certified by the CA (your Envoy) may ask for verdicts,
+    so nothing else can report arrivals that drive scaling."""
+    from conftest import free_port
+    from rls_helpers import request
+    from scaler.rls.stubs import SHOULD_RATE_LIMIT
+
+    d, port = pki["dir"], free_port()
+    scaler = InProcessScaler("--rls-port", str(port), "--rls-tls-cert", str(d / "server.pem"),
+                             "--rls-tls-key", str(d / "server-key.pem"), "--rls-tls-client-ca", str(d / "ca.pem"))
+
+    def ask(credentials):
+        channel = grpc.secure_channel(f"127.0.0.1:{port}", credentials,
+                                      options=[("grpc.ssl_target_name_override", "localhost")])
+        try:
+            call = channel.unary_unary(SHOULD_RATE_LIMIT.path, request_serializer=SHOULD_RATE_LIMIT.request.SerializeToString,
+                                       response_deserializer=SHOULD_RATE_LIMIT.response.FromString)
+            return call(request({"model": "m"}), timeout=5)
+        finally:
+            channel.close()
+
+    try:
+        cert, key = pki["keda"]  # any client certificate of the CA: Envoy's, in a cluster
+        assert ask(grpc.ssl_channel_credentials(root_certificates=pki["ca"], private_key=key, certificate_chain=cert))
+        cert, key = pki["stranger"]
+        for credentials in (grpc.ssl_channel_credentials(root_certificates=pki["ca"], private_key=key,
+                                                         certificate_chain=cert),
+                            grpc.ssl_channel_credentials(root_certificates=pki["ca"])):
+            with pytest.raises(grpc.RpcError) as error:
+                ask(credentials)
+            assert error.value.code() == grpc.StatusCode.UNAVAILABLE
+    finally:
+        scaler.close()
+
