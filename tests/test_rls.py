@@ -223,6 +223,14 @@ def test_tls_needs_both_cert_and_key(tmp_path, capsys):
     assert "argument --rls-tls-cert/--rls-tls-key: expected both or neither" in capsys.readouterr().err
 
 
+def test_rls_client_ca_needs_server_tls(tmp_path, capsys):
+    ca = tmp_path / "ca.pem"
+    ca.write_text("x")
+    with pytest.raises(SystemExit):
+        asyncio.run(server.start(None, rls_args("--rls-tls-client-ca", str(ca))))
+    assert "--rls-tls-client-ca: expected --rls-tls-cert and --rls-tls-key as well" in capsys.readouterr().err
+
+
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command to make a certificate")
 def test_rls_over_tls(harness, tmp_path):
     key, cert = tmp_path / "tls.key", tmp_path / "tls.crt"
