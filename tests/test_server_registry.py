@@ -261,3 +261,21 @@ def test_numeric_metadata_is_held_to_physical_ranges_and_sizes(key, value, expec
     with pytest.raises(ConfigError) as error:
         ModelRegistry().ensure({**META, key: value})
     assert str(error.value).startswith(expected), str(error.value)
+
+
+def test_rls_arrivals_vllm_never_sees_do_not_drive_demand():
+    """200 forged ShouldRateLimit calls/s for an idle model: vLLM's counters see none of them."""
+    clock = Clock()
+    registry = ModelRegistry(clock=clock)
+    idle, busy = registry.ensure(META), registry.ensure({**META, "model": "busy"})
+    completed = 0.0
+    for second in range(20):
+        for _ in range(10):
+            clock.now += 0.1
+            idle.record_arrivals(20)  # forged: admitted, never reaching a pod
+            busy.record_arrivals(1)  # real: 10/s, completed by the pods
+        completed += 10
+        idle.apply(Observation(clock.now, 0, 0, 1, 100.0), None, clock.now, 0.01)
+        busy.apply(Observation(clock.now, 0, 4, 2, completed), None, clock.now, 0.01)
+    assert not idle.arrivals_trusted and idle.decision.arrival_rps < 1 and idle.decision.demand < 1, idle.decision
+    assert busy.arrivals_trusted and 9 <= busy.decision.arrival_rps <= 11, busy.decision.arrival_rps

@@ -31,6 +31,7 @@ OK = rls.RateLimitResponse.Code.Value("OK")
 OVER_LIMIT = rls.RateLimitResponse.Code.Value("OVER_LIMIT")
 STATUS_METADATA_KEY = "slo_scaler_status"  # read by local_reply_config in templates/envoy/_ratelimit.j2
 UNKNOWN_LOG_EVERY_S = 10.0
+UNKNOWN_KEY = ("", UNKNOWN_MODEL)  # what requests for no known model count under
 _ERROR_TYPES = {"capacity": ("server_error", "overloaded"), "quota": ("requests", "rate_limit_exceeded")}
 
 
@@ -45,7 +46,7 @@ class RateLimitService:
         # A model's own codes, tenants, YELLOW classes and shadow flag (serve --config), else the flags'.
         self._per_model = ModelAdmission(registry.shedding, settings.admission, settings.shadow)
         self._lock = threading.Lock()
-        self._unknown_logged: dict[str, tuple[float, int]] = {}  # model -> (last log time, admits since)
+        self._unknown_logged: dict[tuple[str, str], tuple[float, int]] = {}  # key -> (last log time, admits since)
 
     def ShouldRateLimit(self, request, context):  # noqa: N802 (the gRPC method name)
         return self.should_rate_limit(request)
@@ -53,13 +54,13 @@ class RateLimitService:
     def should_rate_limit(self, request):
         try:
             with self._lock:
-                verdict, model, shadow = self._decide(request)
+                verdict, key, shadow = self._decide(request)
                 enforced = verdict.admitted or not shadow
                 reason = verdict.reason if enforced else f"shadow-{verdict.reason}"
                 code = verdict.code_label if enforced else "OK"
-                self.metrics.count(model, verdict.request_class, verdict.tenant, code, reason)
+                self.metrics.count(*key, verdict.request_class, verdict.tenant, code, reason)
                 if verdict.state == "UNKNOWN" and verdict.reason.startswith("unknown-"):
-                    self._log_unknown(model, verdict)
+                    self._log_unknown(key, verdict)
         except Exception:  # fail open: never turn a bug in the shedder into an outage
             log.exception("rate-limit decision failed; admitting", extra={"fields": {"event": "rls_error"}})
             return rls.RateLimitResponse(overall_code=OK)
@@ -67,16 +68,18 @@ class RateLimitService:
             return refusal(verdict)
         return rls.RateLimitResponse(overall_code=OK)
 
-    def _decide(self, request) -> tuple[Verdict, str, bool]:
+    def _decide(self, request) -> tuple[Verdict, tuple[str, str], bool]:
+        """The verdict, the (namespace, model) it counts under, and whether it is only shadowed."""
         entries = _entries(request)
         cost = max(1, request.hits_addend)
         if request.domain != self.settings.domain:
-            return other_domain(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_MODEL, self.settings.shadow
-        entry = self.registry.get(entries["model"]) if "model" in entries else None
+            return other_domain(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_KEY, self.settings.shadow
+        # With `namespace`, that namespace's model; without, the served name only when it is unique.
+        entry = self.registry.get(entries["model"], entries.get("namespace")) if "model" in entries else None
         if entry is None:
-            return unknown_model(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_MODEL, self.settings.shadow
+            return unknown_model(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_KEY, self.settings.shadow
         req = classify(entries, entry.config.request_class, cost)
-        admission, shadow = self._per_model.for_model(entry.name)
+        admission, shadow = self._per_model.for_model(entry.key)
         now = self.registry.clock()
         decision, rand = entry.decision_at(now), self._rand()
 
@@ -85,22 +88,22 @@ class RateLimitService:
             config, shared_decision = share_of(admission, decision, share)
             return admit(config, state, req, shared_decision, now, rand, self.settings.decision_max_age_s)
 
-        verdict = self.store.update(entry.name, update)
+        verdict = self.store.update(entry.key.path, update)  # "<namespace>/<model>": one budget per model
         if verdict.reason != QUOTA_REASON:
             # Demand the scaler should serve: what was admitted or shed for capacity. Requests past
             # their tenant's quota would be refused however many replicas ran, so they are not.
-            entry.record_arrivals(req.cost)
-        return verdict, entry.name, shadow
+            entry.record_arrivals(req.cost, admitted=verdict.admitted or shadow)  # admitted: vLLM will see it
+        return verdict, entry.key, shadow
 
-    def _log_unknown(self, model: str, verdict: Verdict) -> None:
+    def _log_unknown(self, key: tuple[str, str], verdict: Verdict) -> None:
         now = self.registry.clock()
-        last, since = self._unknown_logged.get(model, (-UNKNOWN_LOG_EVERY_S, 0))
+        last, since = self._unknown_logged.get(key, (-UNKNOWN_LOG_EVERY_S, 0))
         if now - last < UNKNOWN_LOG_EVERY_S:
-            self._unknown_logged[model] = (last, since + 1)
+            self._unknown_logged[key] = (last, since + 1)
             return
-        self._unknown_logged[model] = (now, 0)
+        self._unknown_logged[key] = (now, 0)
         log.warning("admitting: model state unknown", extra={"fields": {
-            "event": "rls_admit_unknown", "model": model, "reason": verdict.reason, "detail": verdict.detail,
+            "event": "rls_admit_unknown", "namespace": key[0], "model": key[1], "reason": verdict.reason, "detail": verdict.detail,
             "admitted_since_last_line": since + 1}})
 
 

@@ -2,8 +2,11 @@
 
 Shared by the KEDA servicer, the poller, the metrics collector and the rate-limit service (all on
 one asyncio loop; call everything from it). A model becomes known when KEDA sends its trigger
-metadata (any RPC) or from `serve --models FILE`. One model name has one configuration: the
-latest valid metadata wins (a change is logged).
+metadata (any RPC), from `serve --models FILE` or from `serve --config`. A model is its
+(namespace, served name): the same name in two namespaces is two models. One model has one
+configuration, owned by whoever set it first: the ScaledObject that named it (its own later
+changes are reconfigurations, logged), or a --models/--config entry. Another ScaledObject that
+disagrees gets a ConfigError naming the first conflicting key, never a flip-flop.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Callable, Mapping
 from scaler.policy import Decision, ModelState, PolicyConfig, SignalWindow, Snapshot, decide
 from scaler.policy.decide import RETRY_AFTER_BOUNDS_S, State
 from scaler.server import metadata as meta
+from scaler.server.metadata import ModelKey, key_of  # noqa: F401 (the registry's key, re-exported)
 from scaler.sources.base import Observation
 
 log = logging.getLogger("scaler.server")
@@ -34,6 +38,10 @@ DEMAND_CAP = 1000  # replicas: demand sent to KEDA and pending replicas tracked
 MAX_QUEUE = 1e6  # waiting or running requests summed over replicas
 MAX_REPLICAS = 10_000
 ARRIVAL_MARK_S = 0.25  # resolution of the arrival count's time marks
+# RLS-admitted requests vLLM's counters must account for over a rate window (in flight, aborted
+# and failed-upstream requests are the slack) before the RLS's arrival count is believed.
+ARRIVALS_TOLERANCE = 1.5
+ARRIVALS_SLACK = 10.0
 MAX_ARRIVAL_MARKS = 4 * 7200  # two hours of marks at most (rateWindowSeconds + maxStalenessSeconds <= 7200)
 
 # Why a model is UNKNOWN: stable codes, metric labels and the RLS's admit reasons.
@@ -45,8 +53,12 @@ SERIES_VANISHED = "series-vanished"  # the series existed and are gone
 POLICY_ERROR = "policy-error"  # the policy raised on this model's inputs
 
 
+OWNER_IDLE_S = 600.0  # a ScaledObject silent this long (deleted) no longer owns its model's configuration
+CONFIG_OWNER = ("", "--models/--config")  # entries from the server's own configuration
+
+
 class ModelEntry:
-    """One vLLM model_name known to the server.
+    """One vLLM model_name in one namespace known to the server.
 
     `decision` is the latest answer: GREEN, YELLOW or RED from the policy, or UNKNOWN when the
     latest round gave no usable evidence (source error, no series, inputs older than
@@ -57,8 +69,12 @@ class ModelEntry:
     def __init__(self, parsed: meta.ScalerMetadata, clock: Callable[[], float], notify: Callable[["ModelEntry"], None],
                  pinned: bool = False) -> None:
         self.name = parsed.model
+        self.key = key_of(parsed)
+        self.namespace = self.key.namespace
         self.metadata = parsed
         self.pinned = pinned  # from --models: never forgotten
+        self.owner: tuple[str, str] | None = CONFIG_OWNER if pinned else None  # who set the configuration
+        self.owner_seen = clock()
         self.window = SignalWindow(parsed.policy.rate_window_s)
         self.state = ModelState()
         self.decision: Decision | None = None
@@ -68,6 +84,9 @@ class ModelEntry:
         self.query_seconds: float | None = None  # the source round that served the latest observation
         self.decisions_total: Counter[tuple[str, str]] = Counter()  # (state, reason) -> count
         self.arrivals = ArrivalCounter()
+        self.arrivals_trusted = True  # vLLM's counters account for what the RLS admitted
+        self._checks: deque[tuple[float, float, float]] = deque()  # (time, RLS admitted, vLLM arrivals) per round
+        self._last_check: tuple[Observation, tuple[float, float] | None] | None = None
         self.last_seen = clock()
         self.active = False  # what StreamIsActive last had reason to say
         self.first_decision = asyncio.Event()
@@ -91,12 +110,12 @@ class ModelEntry:
     def last_arrival(self) -> float | None:
         return self.arrivals.last
 
-    def record_arrivals(self, n: int = 1) -> None:
+    def record_arrivals(self, n: int = 1, admitted: bool = True) -> None:
         """Offered requests seen by the rate-limit service (counted against the clock, so a
         snapshot pairs with the count as of its own data time). A model with no ready replica
         wakes StreamIsActive at once (scale from zero)."""
         now = self._clock()
-        self.arrivals.add(n, now)
+        self.arrivals.add(n, now, admitted)
         if not self.active and self.is_active(now):
             self.active = True
             self._notify(self)
@@ -140,20 +159,23 @@ class ModelEntry:
                 else self.observation
             return self._unknown(INPUTS_STALE, self._stale_detail(now), now)
         latest = self.window.latest
-        if latest is not None and observation.time - latest.time > self.config.max_staleness_s:
-            # Rates across a gap in the data say nothing about now: start the window over.
+        arrivals = self._checked_arrivals(observation)
+        if latest is not None and (observation.time - latest.time > self.config.max_staleness_s
+                                   or (arrivals is None) != (latest.arrivals_total is None)):
+            # Rates across a gap in the data, or across a change of where arrivals come from,
+            # say nothing about now: start the window over.
             self.window = SignalWindow(self.config.rate_window_s)
         self.window.push(Snapshot(time=observation.time, waiting=min(observation.waiting, MAX_QUEUE),
                                   running=min(observation.running, MAX_QUEUE),
                                   ready_replicas=min(observation.ready_replicas, MAX_REPLICAS),
                                   completed_total=observation.completed_total,
-                                  arrivals_total=self.arrivals.at(observation.time), starting_ages=starting_ages))
+                                  arrivals_total=arrivals, starting_ages=starting_ages))
         self.observation = observation
         try:
             decision, state = decide(self.name, self.config, self.window, self.state, now)
             decision, state = _capped(decision, state)
         except Exception as error:  # one model's bad numbers must not stop the others' rounds
-            log.exception("policy error", extra={"fields": {"event": "policy_error", "model": self.name}})
+            log.exception("policy error", extra={"fields": {"event": "policy_error", **self.log_fields()}})
             return self._unknown(POLICY_ERROR, f"the policy failed on this model's inputs: {type(error).__name__}: "
                                                f"{str(error)[:200]}", now)
         self.state = state
@@ -162,12 +184,44 @@ class ModelEntry:
             decision = replace(decision, state_changed=True, previous_state=previous)
         return self._keep(decision, now)
 
+    def _checked_arrivals(self, observation: Observation) -> float | None:
+        """The RLS's arrival count for this snapshot, unless vLLM's own counters contradict it.
+
+        Requests the RLS admitted must reach the pods: over the rate window, vLLM's arrivals
+        (completions plus queue growth) must account for them within ARRIVALS_TOLERANCE x +
+        ARRIVALS_SLACK. If not (forged or misrouted ShouldRateLimit calls), the RLS count is not
+        used and the policy infers arrivals from what the pods see. With no ready replica nothing
+        can confirm them: they are used (scale from zero needs them)."""
+        counted = self.arrivals.at(observation.time)
+        previous, self._last_check = self._last_check, (observation, counted)
+        if counted is None:
+            return None
+        if previous is not None and previous[1] is not None and observation.completed_total is not None \
+                and previous[0].completed_total is not None and observation.time > previous[0].time:
+            before = previous[0]
+            seen = max(0.0, observation.completed_total - before.completed_total
+                       + observation.waiting + observation.running - before.waiting - before.running)
+            self._checks.append((observation.time, counted[1] - previous[1][1], seen))
+        while self._checks and observation.time - self._checks[0][0] > self.config.rate_window_s:
+            self._checks.popleft()
+        if observation.ready_replicas == 0 or not self._checks:
+            return counted[0]
+        admitted, seen = sum(c[1] for c in self._checks), sum(c[2] for c in self._checks)
+        trusted = admitted <= ARRIVALS_TOLERANCE * seen + ARRIVALS_SLACK
+        if trusted != self.arrivals_trusted:
+            log.warning("rls arrivals " + ("confirmed" if trusted else "not confirmed by vLLM"), extra={"fields": {
+                "event": "arrivals_checked", **self.log_fields(), "trusted": trusted,
+                "rls_admitted": round(admitted, 1), "vllm_arrivals": round(seen, 1),
+                "window_s": self.config.rate_window_s}})
+            self.arrivals_trusted = trusted
+        return counted[0] if trusted else None
+
     def fail(self, error: str, now: float | None = None, reason: str = SOURCE_ERROR) -> Decision:
         """The latest round said nothing usable about this model: UNKNOWN (the last known demand
         still answers GetMetrics until maxStalenessSeconds for a plain source error)."""
         now = self._clock() if now is None else now
         if error != self.error:
-            log.warning("source error", extra={"fields": {"event": "source_error", "model": self.name, "error": error}})
+            log.warning("source error", extra={"fields": {"event": "source_error", **self.log_fields(), "error": error}})
         self.error = error
         return self._unknown(reason, error, now)
 
@@ -192,19 +246,43 @@ class ModelEntry:
         self.decisions_total[(decision.state.value, decision.reason)] += 1
         self.first_decision.set()
         if decision.state_changed:
-            log.info("state change", extra={"fields": {"event": "state_change", **decision.log_fields()}})
+            log.info("state change", extra={"fields": {"event": "state_change", **decision.log_fields(),
+                                                       "namespace": self.namespace}})
         active = self.is_active(now)
         if decision.state_changed or active != self.active:
             self.active = active
             self._notify(self)
         return decision
 
-    def _reconfigure(self, parsed: meta.ScalerMetadata) -> None:
+    def log_fields(self) -> dict[str, str]:
+        return {"namespace": self.namespace, "model": self.name}
+
+    def _reconfigure(self, parsed: meta.ScalerMetadata, owner: tuple[str, str] | None) -> None:
+        """The owner's own change applies, and --models/--config always do; another ScaledObject
+        that disagrees gets a ConfigError naming the first conflicting key (the owner stays). An
+        owner silent for OWNER_IDLE_S (deleted) hands the model over."""
+        now = self._clock()
+        takes_over = self.owner is None or owner == self.owner or owner == CONFIG_OWNER or (
+            self.owner != CONFIG_OWNER and now - self.owner_seen > OWNER_IDLE_S)
+        if not takes_over:
+            if parsed != self.metadata:
+                key = meta.first_difference(self.metadata, parsed) or "metadata"
+                log.warning("conflicting configuration", extra={"fields": {
+                    "event": "config_conflict", **self.log_fields(), "key": key, "owner": "/".join(self.owner),
+                    "refused": "/".join(owner) if owner else ""}})
+                raise meta.ConfigError(key, f"the value {_owner_text(self.owner)} gives model {self.key} "
+                                       "(one model, one configuration)", meta.metadata_of(parsed).get(key))
+            return  # agrees with the owner
+        self.owner, self.owner_seen = owner if owner is not None else self.owner, now
         if parsed == self.metadata:
             return
-        log.info("model reconfigured", extra={"fields": {"event": "reconfigured", "model": self.name}})
+        log.info("model reconfigured", extra={"fields": {"event": "reconfigured", **self.log_fields()}})
         self.metadata = parsed
         self.window.span_s = parsed.policy.rate_window_s
+
+
+def _owner_text(owner: tuple[str, str]) -> str:
+    return "the server's --models/--config" if owner == CONFIG_OWNER else f"ScaledObject {owner[0]}/{owner[1]}"
 
 
 def unknown_decision(last: Decision | None, now: float, reason: str, detail: str, *, model: str = "",
@@ -239,29 +317,33 @@ class ArrivalCounter:
 
     def __init__(self) -> None:
         self.total: float | None = None
+        self.admitted = 0.0  # the part of `total` the RLS admitted: what vLLM should see
         self.last: float | None = None
-        self._marks: deque[tuple[float, float]] = deque()  # (time, total just before it), oldest first
+        # (time, total just before it, admitted just before it), oldest first
+        self._marks: deque[tuple[float, float, float]] = deque()
         self._lock = threading.Lock()  # the RLS's threads add, the poller reads
 
-    def add(self, n: float, now: float) -> None:
+    def add(self, n: float, now: float, admitted: bool = True) -> None:
         with self._lock:
             if not self._marks or now - self._marks[-1][0] >= ARRIVAL_MARK_S:
-                self._marks.append((now, self.total or 0.0))
+                self._marks.append((now, self.total or 0.0, self.admitted))
                 while len(self._marks) > MAX_ARRIVAL_MARKS:
                     self._marks.popleft()
             self.total = (self.total or 0.0) + n
+            self.admitted += n if admitted else 0.0
             self.last = now
 
-    def at(self, when: float) -> float | None:
-        """The count as of `when` (to ARRIVAL_MARK_S); None before the RLS ever counted this model."""
+    def at(self, when: float) -> tuple[float, float] | None:
+        """(offered, admitted) as of `when` (to ARRIVAL_MARK_S); None before the RLS ever counted
+        this model."""
         with self._lock:
             if self.total is None:
                 return None
             if self.last is not None and when >= self.last:
-                return self.total
-            index = bisect.bisect_right(self._marks, (when, math.inf))
-            # The first mark after `when` holds the total just before it: everything up to `when`.
-            return self._marks[index][1] if index < len(self._marks) else self.total
+                return self.total, self.admitted
+            index = bisect.bisect_right(self._marks, (when, math.inf, math.inf))
+            # The first mark after `when` holds the totals just before it: everything up to `when`.
+            return self._marks[index][1:] if index < len(self._marks) else (self.total, self.admitted)
 
 
 class ModelRegistry:
@@ -269,11 +351,12 @@ class ModelRegistry:
         meta.check_defaults(defaults or {})
         self.defaults = dict(defaults or {})
         self.clock = clock
-        # serve --config (scaler.modelconfig.watch.apply): per model, metadata that wins over the
+        # serve --config (scaler.modelconfig.watch.apply): per ModelKey, metadata that wins over the
         # trigger's, and the shedding settings the rate-limit service enforces.
-        self.configured: dict[str, dict[str, str]] = {}
-        self.shedding: dict[str, object] = {}
-        self._entries: dict[str, ModelEntry] = {}
+        self.configured: dict[ModelKey, dict[str, str]] = {}
+        self.shedding: dict[ModelKey, object] = {}
+        self._entries: dict[ModelKey, ModelEntry] = {}
+        self._by_name: dict[str, set[ModelKey]] = {}  # served name -> its keys (namespace-less lookups)
         self._parsed: OrderedDict[tuple, meta.ScalerMetadata | meta.ConfigError] = OrderedDict()
         self._parsed_bytes = 0
         self._subscribers: set[asyncio.Queue] = set()
@@ -281,37 +364,63 @@ class ModelRegistry:
         self._loop_thread: int | None = None
         self.added = asyncio.Event()  # a new model: the poller observes it without waiting a cycle
 
-    def get(self, model: str) -> ModelEntry | None:
-        return self._entries.get(model)
+    def get(self, model: str, namespace: str | None = None) -> ModelEntry | None:
+        """The model `namespace`/`model`, or the one configured without a namespace; without a
+        namespace, the model of that served name only when it is unique (two namespaces serving it
+        make the name ambiguous: None, which admission reads as unknown, so it admits)."""
+        if namespace:
+            return self._entries.get(ModelKey(namespace, model)) or self._entries.get(ModelKey("", model))
+        keys = self._by_name.get(model)
+        return self._entries[next(iter(keys))] if keys and len(keys) == 1 else None
+
+    def entry(self, key: ModelKey) -> ModelEntry | None:
+        """Exactly the model `key`."""
+        return self._entries.get(key)
 
     def models(self) -> list[ModelEntry]:
         return list(self._entries.values())
 
-    def ensure(self, metadata: Mapping[str, str], namespace: str | None = None, pinned: bool = False) -> ModelEntry:
-        """The entry for a trigger's metadata, created or updated; ConfigError when invalid."""
-        parsed = self._parse({**metadata, **self.configured.get(metadata.get("model"), {})}, namespace)
-        entry = self._entries.get(parsed.model)
+    def ensure(self, metadata: Mapping[str, str], namespace: str | None = None, pinned: bool = False,
+               owner: tuple[str, str] | None = None) -> ModelEntry:
+        """The entry for a trigger's metadata, created or updated; ConfigError when invalid or when
+        it disagrees with the model's owner. `namespace` and `owner` (namespace, name) are the
+        ScaledObject's; `pinned` entries come from --models/--config, which own their model."""
+        model = metadata.get("model")
+        if not metadata.get("namespace") and namespace and ModelKey(namespace, model) not in self._entries \
+                and ModelKey("", model) in self._entries:
+            namespace = None  # a model configured without a namespace answers for every namespace
+        ns = metadata.get("namespace") or namespace or ""
+        configured = self.configured.get(ModelKey(ns, model)) or self.configured.get(ModelKey("", model)) or {}
+        parsed = self._parse({**metadata, **configured}, namespace)
+        key = key_of(parsed)
+        entry = self._entries.get(key)
         if entry is None:
             if len(self._entries) >= MAX_MODELS:
                 raise meta.ConfigError("model", f"one of the {MAX_MODELS} models this server already polls "
                                        "(a server holds at most that many; run another for more)", parsed.model)
-            entry = self._entries[parsed.model] = ModelEntry(parsed, self.clock, self._publish, pinned)
-            log.info("model added", extra={"fields": {"event": "model_added", "model": parsed.model,
+            entry = self._entries[key] = ModelEntry(parsed, self.clock, self._publish, pinned)
+            entry.owner = CONFIG_OWNER if pinned else owner
+            self._by_name.setdefault(key.model, set()).add(key)
+            log.info("model added", extra={"fields": {"event": "model_added", **entry.log_fields(),
                                                       "source": parsed.source.kind}})
             self.added.set()
         else:
-            entry._reconfigure(parsed)
+            entry._reconfigure(parsed, CONFIG_OWNER if pinned else owner)
             entry.pinned = entry.pinned or pinned
         entry.last_seen = self.clock()
         return entry
 
     def forget_idle(self, idle_s: float, now: float) -> list[str]:
         """Drop models no ScaledObject asked about for `idle_s` (deleted ones); --models entries stay."""
-        gone = [name for name, e in self._entries.items() if not e.pinned and now - e.last_seen > idle_s]
-        for name in gone:
-            del self._entries[name]
-            log.info("model forgotten", extra={"fields": {"event": "model_forgotten", "model": name}})
-        return gone
+        gone = [key for key, e in self._entries.items() if not e.pinned and now - e.last_seen > idle_s]
+        for key in gone:
+            entry = self._entries.pop(key)
+            names = self._by_name[key.model]
+            names.discard(key)
+            if not names:
+                del self._by_name[key.model]
+            log.info("model forgotten", extra={"fields": {"event": "model_forgotten", **entry.log_fields()}})
+        return [key.model for key in gone]
 
     def subscribe(self) -> asyncio.Queue:
         """A queue receiving each ModelEntry whose state or activity changed (read entry.active)."""
