@@ -26,6 +26,7 @@ from scaler.render.derive import derive, trigger_metadata
 from scaler.rls.stubs import SHOULD_RATE_LIMIT, rls
 from scaler.server import metadata as meta
 from scaler.server.protocol import ExternalScalerClient
+from scaler.server.metadata import ModelKey
 from scaler.server.registry import ModelRegistry
 from scaler.spec import load_spec
 from scaler_helpers import InProcessScaler, metric
@@ -34,6 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 CONFIG_DIR = REPO / "manifests" / "examples" / "scaler-config-slo-scaler"
 SPECS = REPO / "manifests" / "examples" / "specs"
 CHAT, BATCH = "qwen2.5-7b-instruct", "meta-llama/Llama-3.1-8B-Instruct"
+CHAT_KEY, BATCH_KEY = ModelKey("llm", CHAT), ModelKey("llm-batch", BATCH)  # the rendered examples' namespaces
 OVER_LIMIT = rls.RateLimitResponse.Code.Value("OVER_LIMIT")
 
 
@@ -63,7 +65,7 @@ def test_config_and_scaledobject_come_from_one_function(spec):
     model = load_spec(SPECS / spec)
     config = from_spec(model)
     keys = {k: v for k, v in trigger_metadata(model, derive(model)).items() if k not in ("scalerAddress", "enableTLS", "unsafeSsl")}
-    settings = load_path(CONFIG_DIR).models[model.model.served_name]
+    settings = load_path(CONFIG_DIR).models[ModelKey(model.namespace, model.model.served_name)]
     assert dict(settings.metadata) == keys
     assert parse_config(to_yaml(config)) == config
     assert policy_config(config).ttft_slo_s == model.slo.ttft_p95_seconds
@@ -78,7 +80,7 @@ def test_every_trigger_metadata_key_can_be_set_per_model():
 
 def test_rendered_settings_are_per_model():
     models = load_path(CONFIG_DIR).models
-    chat, batch = models[CHAT].shedding, models[BATCH].shedding
+    chat, batch = models[CHAT_KEY].shedding, models[BATCH_KEY].shedding
     assert (chat.capacity_code, chat.quota_code) == (503, 429)
     assert (batch.capacity_code, batch.quota_code) == (429, 429)
     assert dict(chat.tenants)["partner-api"].quota_rps == 5 and dict(chat.tenants)["web"].weight == 3
@@ -116,7 +118,7 @@ def test_a_semantically_bad_config_changes_nothing():
     doc = yaml.safe_load((CONFIG_DIR / "llm.chat.yaml").read_text())
     doc["scaler"]["expectedPrefillSeconds"] = 5.0  # not below the 1.5 s SLO
     bad = load_path(CONFIG_DIR)
-    bad.models[CHAT] = load_path(_single(doc)).models[CHAT]
+    bad.models[CHAT_KEY] = load_path(_single(doc)).models[CHAT_KEY]
     with pytest.raises(ModelConfigError, match="scaler.expectedPrefillSeconds"):
         apply(registry, bad)
     assert registry.get(CHAT).config.expected_prefill_s == 0.25
@@ -238,7 +240,8 @@ def test_serve_config_reloads_on_the_kubelet_swap_and_keeps_the_last_good(tmp_pa
 
         # KEDA keeps sending the ScaledObject's metadata: the config still wins.
         scaler.client.GetMetricSpec(ExternalScalerClient.ref({
-            "model": CHAT, "source": "scrape", "scrapeTargets": "http://127.0.0.1:9/metrics", "ttftSloSeconds": "1.5"}), timeout=5)
+            "model": CHAT, "source": "scrape", "scrapeTargets": "http://127.0.0.1:9/metrics", "ttftSloSeconds": "1.5"},
+            namespace="llm"), timeout=5)
         assert slo() == 2.5
 
         volume.publish({"llm.chat.yaml": _chat("fast")})

@@ -92,7 +92,7 @@ def test_yellow_sheds_batch_with_retry_after_status_and_an_openai_error_body(har
     assert h.call({"model": MODEL, "priority": "-2"}).overall_code == OVER_LIMIT, "negative priority is sheddable"
     text = _exposition(h)
     assert ('slo_scaler_rls_decisions_total{class="batch",code="503",model="qwen2.5-7b-instruct",'
-            'reason="yellow-shed-class",tenant="other"} 2.0') in text
+            'namespace="",reason="yellow-shed-class",tenant="other"} 2.0') in text
 
 
 def test_red_refuses_past_the_drainable_rate_and_exports_it(harness):
@@ -102,10 +102,10 @@ def test_red_refuses_past_the_drainable_rate_and_exports_it(harness):
     response = h.call({"model": MODEL, "class": "interactive"})
     assert response.overall_code == OVER_LIMIT
     assert json.loads(response.raw_body)["error"]["message"].endswith("(red-over-drain-rate)")
-    assert 'slo_scaler_rls_admission_rate{model="qwen2.5-7b-instruct"} 0.0' in _exposition(h)
+    assert 'slo_scaler_rls_admission_rate{model="qwen2.5-7b-instruct",namespace=""} 0.0' in _exposition(h)
     _set(entry, State.GREEN)
     assert h.call({"model": MODEL, "class": "batch"}).overall_code == OK
-    assert 'slo_scaler_rls_admission_rate{model="qwen2.5-7b-instruct"} +Inf' in _exposition(h)
+    assert 'slo_scaler_rls_admission_rate{model="qwen2.5-7b-instruct",namespace=""} +Inf' in _exposition(h)
 
 
 def test_tenant_over_quota_gets_the_quota_status(harness, tmp_path):
@@ -119,7 +119,7 @@ def test_tenant_over_quota_gets_the_quota_status(harness, tmp_path):
     assert refused.dynamic_metadata["slo_scaler_status"] == "429"
     assert json.loads(refused.raw_body)["error"]["code"] == "rate_limit_exceeded"
     assert h.call({"model": MODEL, "tenant": "web"}).overall_code == OK
-    assert 'code="429",model="qwen2.5-7b-instruct",reason="tenant-over-quota",tenant="partner-api"' in _exposition(h)
+    assert 'code="429",model="qwen2.5-7b-instruct",namespace="",reason="tenant-over-quota",tenant="partner-api"' in _exposition(h)
 
 
 def test_requests_past_their_quota_are_not_demand_for_the_scaler(harness, tmp_path):
@@ -150,7 +150,7 @@ def test_shadow_mode_decides_and_counts_but_never_refuses(harness):
     _set(h.add_model(MODEL), State.RED, admission_rps=0.0)
     assert all(h.call({"model": MODEL, "class": c}).overall_code == OK for c in ("interactive", "batch"))
     text = _exposition(h)
-    assert 'code="OK",model="qwen2.5-7b-instruct",reason="shadow-red-over-drain-rate"' in text
+    assert 'code="OK",model="qwen2.5-7b-instruct",namespace="",reason="shadow-red-over-drain-rate"' in text
     assert 'code="503"' not in text
 
 
@@ -163,7 +163,7 @@ def test_hostile_descriptor_values_are_answered_and_never_become_labels(harness)
         assert h.call(entries).overall_code == OK
     text = _exposition(h)
     assert "evil" not in text and "t" * 100 not in text
-    assert 'class="interactive",code="OK",model="qwen2.5-7b-instruct",reason="green",tenant="other"' in text
+    assert 'class="interactive",code="OK",model="qwen2.5-7b-instruct",namespace="",reason="green",tenant="other"' in text
 
 
 def test_a_failing_decision_fails_open(harness):

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from scaler.modelconfig.runtime import ModelSettings, settings_of
 from scaler.modelconfig.schema import ModelConfig
+from scaler.server.metadata import ModelKey
 from scaler.spec.load import UniqueKeyLoader
 
 MAX_FILE_BYTES = 1 << 20
@@ -34,7 +35,7 @@ class ModelConfigError(ValueError):
 
 @dataclass(frozen=True)
 class LoadedConfig:
-    models: dict[str, ModelSettings]
+    models: dict[ModelKey, ModelSettings]  # by (scaler.namespace or "", model): a served name per namespace
     version: str  # the ..data target (a ConfigMap's version) or the file list: for logs
 
 
@@ -65,7 +66,7 @@ def load_path(path: str | Path) -> LoadedConfig:
         _, files, version = _files(path)
     except OSError as exc:
         raise ModelConfigError([f"{path}: expected a readable directory ({exc.strerror})"]) from None
-    models: dict[str, ModelSettings] = {}
+    models: dict[ModelKey, ModelSettings] = {}
     problems: list[str] = []
     for file in files:
         try:
@@ -73,10 +74,12 @@ def load_path(path: str | Path) -> LoadedConfig:
         except ModelConfigError as exc:
             problems += exc.problems
             continue
-        if config.model in models:
-            problems.append(f"{file.name}: model: expected a model not configured by another file ({models[config.model].source} has {config.model!r})")
+        key = ModelKey(config.scaler.namespace, config.model)
+        if key in models:
+            problems.append(f"{file.name}: model: expected a model not configured by another file "
+                            f"({models[key].source} has {str(key)!r})")
             continue
-        models[config.model] = settings_of(config, file.name)
+        models[key] = settings_of(config, file.name)
     if problems:
         raise ModelConfigError(problems)
     return LoadedConfig(models, version)

@@ -71,13 +71,14 @@ class ModelAdmission:
     """The admission settings and shadow flag in force for a model: its config's (serve --config),
     else the server-wide flags'. Derived settings are cached until the model's config changes."""
 
-    def __init__(self, shedding: Mapping[str, ModelShedding], base: AdmissionConfig, shadow: bool) -> None:
+    def __init__(self, shedding: Mapping[tuple[str, str], ModelShedding], base: AdmissionConfig, shadow: bool) -> None:
         self.shedding = shedding  # the registry's live mapping, replaced in place on reload
         self.base, self.shadow = base, shadow
-        self._cache: dict[str, tuple[ModelShedding, AdmissionConfig]] = {}
+        self._cache: dict[tuple[str, str], tuple[ModelShedding, AdmissionConfig]] = {}
 
-    def for_model(self, model: str) -> tuple[AdmissionConfig, bool]:
-        shed = self.shedding.get(model)
+    def for_model(self, model: tuple[str, str]) -> tuple[AdmissionConfig, bool]:
+        """`model` is the registry's (namespace, model) key; a config without a namespace covers every one."""
+        shed = self.shedding.get(model) or self.shedding.get(("", model[1]))
         if shed is None:
             return self.base, self.shadow
         cached = self._cache.get(model)

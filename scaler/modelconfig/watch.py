@@ -42,15 +42,16 @@ def apply(registry, loaded: LoadedConfig) -> None:
         raise ModelConfigError(problems)
     dropped = set(registry.configured) - set(loaded.models)
     # In place and key by key: the rate-limit service reads these from its own threads, and a
-    # model kept by the new version must never be seen without settings in between.
-    _replace(registry.configured, {name: dict(s.metadata) for name, s in loaded.models.items()})
-    _replace(registry.shedding, {name: s.shedding for name, s in loaded.models.items()})
+    # model kept by the new version must never be seen without settings in between. Keyed by
+    # (namespace, model), as the registry is.
+    _replace(registry.configured, {key: dict(s.metadata) for key, s in loaded.models.items()})
+    _replace(registry.shedding, {key: s.shedding for key, s in loaded.models.items()})
     for settings in loaded.models.values():
         registry.ensure(settings.metadata, pinned=True)
-    for name in dropped:
-        entry = registry.get(name)
+    for key in dropped:
+        entry = registry.entry(key)
         if entry is not None:
-            entry.pinned = False
+            entry.pinned, entry.owner = False, None  # its ScaledObject configures it again
 
 
 def _replace(target: dict, new: dict) -> None:
@@ -91,8 +92,9 @@ class ConfigWatcher:
             return False
         self.reloads["applied"] += 1
         self.good, self.good_at, self.last_ok, self.last_error = loaded, self.clock(), True, None
-        log.info("config applied: %s", ", ".join(sorted(loaded.models)), extra={"fields": {"event": "config_applied", "path": str(self.path),
-                                                     "version": loaded.version, "models": sorted(loaded.models)}})
+        names = sorted(str(key) for key in loaded.models)
+        log.info("config applied: %s", ", ".join(names), extra={"fields": {"event": "config_applied", "path": str(self.path),
+                                                     "version": loaded.version, "models": names}})
         return True
 
     async def run(self) -> None:

@@ -1,14 +1,14 @@
 """Prometheus metrics of the rate-limit service, as one Collector for the server's registry.
 
-    slo_scaler_rls_decisions_total{model,class,tenant,code,reason}  counter
-    slo_scaler_rls_admission_rate{model}                             gauge, requests/s; +Inf = no limit
+    slo_scaler_rls_decisions_total{namespace,model,class,tenant,code,reason}  counter
+    slo_scaler_rls_admission_rate{namespace,model}                   gauge, requests/s; +Inf = no limit
     slo_scaler_state_store_updates_total{store}                      counter: local | shared | fallback
     slo_scaler_state_store_conflicts_total                           counter: concurrent writes retried
     slo_scaler_state_store_errors_total{error}                       counter: the shared store failed
     slo_scaler_state_store_latency_seconds                           summary of shared updates
     slo_scaler_state_store_replicas                                  gauge: N of the 1/N fallback share
 
-Labels are bounded: `model` is a model the scaler knows (else "unknown"), `class` one of the four
+Labels are bounded: `namespace`, `model` a model the scaler knows (else "", "unknown"), `class` one of the four
 classes, `tenant` a configured tenant (else "other"), `code` OK|503|429 (the configured codes),
 `reason` one of the admission reasons. Counting is a dict increment (cheap on the hot path);
 the families are built at scrape time, the way client_python's custom collectors work.
@@ -32,26 +32,26 @@ class RlsMetrics(Collector):
     def __init__(self, registry, store: StoreStats | None = None):
         self._registry = registry  # scaler.server.registry.ModelRegistry: models and their decisions
         self._store = store or StoreStats()
-        self._decisions: Counter[tuple[str, str, str, str, str]] = Counter()
+        self._decisions: Counter[tuple[str, str, str, str, str, str]] = Counter()
 
-    def count(self, model: str, request_class: str, tenant: str, code: str, reason: str) -> None:
-        self._decisions[(model, request_class, tenant, code, reason)] += 1
+    def count(self, namespace: str, model: str, request_class: str, tenant: str, code: str, reason: str) -> None:
+        self._decisions[(namespace, model, request_class, tenant, code, reason)] += 1
 
     def collect(self):
         decisions = CounterMetricFamily(
             "slo_scaler_rls_decisions", "Rate-limit decisions, by the code the client got and the reason.",
-            labels=("model", "class", "tenant", "code", "reason"))
+            labels=("namespace", "model", "class", "tenant", "code", "reason"))
         for labels, n in sorted(self._decisions.items()):
             decisions.add_metric(labels, n)
         yield decisions
         rate = GaugeMetricFamily(
             "slo_scaler_rls_admission_rate",
             "Requests/s the shedder admits per model (RED: what capacity drains within the TTFT budget); +Inf when not limiting.",
-            labels=("model",))
+            labels=("namespace", "model"))
         for entry in self._registry.models():
             decision = entry.decision
             red = decision is not None and decision.state is State.RED
-            rate.add_metric((entry.name,), max(0.0, decision.admission_rps or 0.0) if red else math.inf)
+            rate.add_metric((entry.namespace, entry.name), max(0.0, decision.admission_rps or 0.0) if red else math.inf)
         yield rate
         yield from self._store_families()
 

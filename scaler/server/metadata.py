@@ -107,6 +107,55 @@ def parse(metadata: Mapping[str, str], defaults: Mapping[str, str] | None = None
     return ScalerMetadata(model=model, source=_source(merged, ns), policy=_policy(merged))
 
 
+class ModelKey(tuple):
+    """(namespace, model): "" as namespace when the model was configured without one."""
+
+    __slots__ = ()
+
+    def __new__(cls, namespace: str | None, model: str) -> "ModelKey":
+        return tuple.__new__(cls, (namespace or "", model))
+
+    @property
+    def namespace(self) -> str:
+        return self[0]
+
+    @property
+    def model(self) -> str:
+        return self[1]
+
+    def __str__(self) -> str:
+        return f"{self[0]}/{self[1]}" if self[0] else self[1]
+
+    @property
+    def path(self) -> str:
+        """"<namespace>/<model>" ("/<model>" without one): unique, since a namespace has no "/"."""
+        return f"{self[0]}/{self[1]}"
+
+
+def key_of(parsed: "ScalerMetadata") -> ModelKey:
+    return ModelKey(parsed.source.namespace, parsed.model)
+
+
+_SOURCE_FIELDS = {"source": "kind", "prometheusAddress": "prometheus_address", "scrapeTargets": "scrape_targets",
+                  "namespace": "namespace", "podSelector": "pod_selector", "metricsPort": "metrics_port"}
+
+
+def metadata_of(parsed: ScalerMetadata) -> dict[str, str]:
+    """The metadata keys `parsed` stands for, spelled as parse() reads them (for messages)."""
+    out = {"model": parsed.model}
+    for key, name in _SOURCE_FIELDS.items():
+        value = getattr(parsed.source, name)
+        if value not in (None, ()):
+            out[key] = ",".join(value) if isinstance(value, tuple) else str(value)
+    return {**out, **parsed.policy.to_metadata()}
+
+
+def first_difference(a: ScalerMetadata, b: ScalerMetadata) -> str | None:
+    """The first key (in KEYS order) on which two parsed configurations disagree, or None."""
+    left, right = metadata_of(a), metadata_of(b)
+    return next((key for key in KEYS if left.get(key) != right.get(key)), None)
+
+
 def check_sizes(metadata: Mapping[str, str], namespace: str | None = None) -> None:
     """Reject oversized metadata before it is parsed or cached (ConfigError naming the key)."""
     if len(metadata) > MAX_KEYS:

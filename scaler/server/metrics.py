@@ -1,6 +1,7 @@
 """The scaler's own Prometheus metrics, read from the registry at scrape time (a Collector).
 
-Every family is prefixed `slo_scaler_` and labelled by `model`; dashboards and alerts in
+Every family is prefixed `slo_scaler_` and labelled by `namespace` and `model` (the same served
+name in two namespaces is two models; "" when a model was configured without one); dashboards and alerts in
 manifests/ use these names, docs/scaler.md lists them.
 """
 
@@ -45,34 +46,34 @@ class ScalerCollector(Collector):
         now = self._registry.clock()
         entries = self._registry.models()
         for name, doc, read in DECISION_GAUGES:
-            family = GaugeMetricFamily(f"slo_scaler_{name}", doc, labels=["model"])
+            family = GaugeMetricFamily(f"slo_scaler_{name}", doc, labels=["namespace", "model"])
             for entry in entries:
                 value = read(entry.decision) if entry.decision is not None else None
                 if value is not None:
-                    family.add_metric([entry.name], float(value))
+                    family.add_metric([*entry.key], float(value))
             yield family
 
-        state = GaugeMetricFamily("slo_scaler_state", "Queue-SLO state, one-hot.", labels=["model", "state"])
+        state = GaugeMetricFamily("slo_scaler_state", "Queue-SLO state, one-hot.", labels=["namespace", "model", "state"])
         decisions = CounterMetricFamily("slo_scaler_decisions", "Policy decisions by state and reason.",
-                                        labels=["model", "state", "reason"])
+                                        labels=["namespace", "model", "state", "reason"])
         age = GaugeMetricFamily("slo_scaler_input_age_seconds", "Age of the latest good observation.",
-                                labels=["model"])
+                                labels=["namespace", "model"])
         latency = GaugeMetricFamily("slo_scaler_source_query_seconds",
                                     "Duration of the source round that gave the latest observation.",
-                                    labels=["model", "source"])
+                                    labels=["namespace", "model", "source"])
         up = GaugeMetricFamily("slo_scaler_source_up", "1 when the latest round observed the model, else 0.",
-                                    labels=["model", "source"])
+                                    labels=["namespace", "model", "source"])
         for entry in entries:
             source = entry.metadata.source.kind
             if entry.decision is not None:
                 for s in State:
-                    state.add_metric([entry.name, s.value], 1.0 if entry.decision.state is s else 0.0)
+                    state.add_metric([*entry.key, s.value], 1.0 if entry.decision.state is s else 0.0)
             for (state_name, reason), count in entry.decisions_total.items():
-                decisions.add_metric([entry.name, state_name, reason], count)
+                decisions.add_metric([*entry.key, state_name, reason], count)
             input_age = entry.input_age(now)
             if input_age is not None:
-                age.add_metric([entry.name], input_age)
+                age.add_metric([*entry.key], input_age)
             if entry.query_seconds is not None:
-                latency.add_metric([entry.name, source], entry.query_seconds)
-            up.add_metric([entry.name, source], 0.0 if entry.error or entry.observation is None else 1.0)
+                latency.add_metric([*entry.key, source], entry.query_seconds)
+            up.add_metric([*entry.key, source], 0.0 if entry.error or entry.observation is None else 1.0)
         yield from (state, decisions, age, latency, up)

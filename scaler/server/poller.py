@@ -1,7 +1,7 @@
 """The poll loop: every --poll-interval, a round in every lane, then the policy for its models.
 
-A lane is what one round of I/O serves: one Prometheus address (one round of queries answers all
-its models), or one scrape model (its own targets; pages shared with other models in the same
+A lane is what one round of I/O serves: one Prometheus address and namespace (one round of
+queries answers all its models; a served name means one model per round), or one scrape model (its own targets; pages shared with other models in the same
 tick). Lanes run on their own: a lane whose round is still running at the next tick is skipped,
 so a slow Prometheus or a slow-loris target delays only the models behind it. An exception in
 one lane or one model's policy stays there (the model is UNKNOWN). GetMetrics never does I/O:
@@ -52,7 +52,8 @@ class Poller:
         out: dict[Hashable, tuple[Source, list[ModelEntry]]] = {}
         for entry in entries:
             source = self.source_for(entry)
-            key = ("scrape", entry.name) if source is self._scrape else ("prometheus", entry.metadata.source.prometheus_address)
+            key = ("scrape", entry.key) if source is self._scrape else \
+                ("prometheus", entry.metadata.source.prometheus_address, entry.namespace)
             out.setdefault(key, (source, []))[1].append(entry)
         return out
 
@@ -102,7 +103,7 @@ class Poller:
             try:
                 self._apply(entry, source, results.get(entry.name, SourceError("no answer")), now, elapsed)
             except Exception:  # noqa: BLE001 (a bug with one model's data must not skip the others)
-                log.exception("model round failed", extra={"fields": {"event": "poll_error", "model": entry.name}})
+                log.exception("model round failed", extra={"fields": {"event": "poll_error", **entry.log_fields()}})
 
     async def _first_listing(self, entries: list[ModelEntry]) -> None:
         """A model whose pods were never listed waits for the listing in progress (once)."""

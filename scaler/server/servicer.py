@@ -9,7 +9,9 @@
 - IsActive / StreamIsActive: work to do (scale from zero); the stream pushes on state changes
   and at once when a model with no ready replica receives requests. They answer in UNKNOWN too
   (from the last known activity and the requests the RLS sees): missing data never scales to zero.
-Invalid metadata gets INVALID_ARGUMENT naming the key and what was expected, on every RPC.
+Invalid metadata gets INVALID_ARGUMENT naming the key and what was expected, on every RPC; so does
+metadata that disagrees with the configuration another ScaledObject (or --models/--config) gave the
+same (namespace, model) first.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ class ExternalScalerServicer:
 
     async def _entry(self, ref, context) -> ModelEntry:
         try:
-            return self.registry.ensure(dict(ref.scalerMetadata), ref.namespace or None)
+            return self.registry.ensure(dict(ref.scalerMetadata), ref.namespace or None,
+                                        owner=(ref.namespace, ref.name) if ref.name else None)
         except ConfigError as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
 

@@ -1,8 +1,11 @@
 """Prometheus as a source, over its HTTP API: one round of queries per poll cycle serves every
 model that names this Prometheus.
 
-The queries are built only from validated model names (scaler.server.metadata), escaped as an
-RE2 regex inside a PromQL string: nothing from a ScaledObject is interpolated raw. Ready
+The queries are built only from validated model names and namespaces (scaler.server.metadata),
+escaped as an RE2 regex inside a PromQL string: nothing from a ScaledObject is interpolated raw.
+One round serves one namespace (the poller's lanes): its series are those whose `namespace` label is
+that namespace, or absent (static scrape configs carry none); a model without a namespace reads
+every namespace's. Ready
 replicas count the scrape targets reporting the model whose `up` is 1. The observation's time is
 the newest scrape timestamp of the model's series, so Prometheus' scrape interval shows up as
 input age and stale data is recognised as stale. A model without series is NoSeries (UNKNOWN),
@@ -30,15 +33,21 @@ from scaler.sources.vllm import COMPLETED, RUNNING, WAITING
 READ_CHUNK = 16384  # bytes read at a time (a gzip answer inflates at most ~1000x per chunk)
 
 
-def model_selector(models: Sequence[str]) -> str:
-    """`model_name=~"..."` matching exactly these (already validated) names."""
-    regex = "|".join(re.escape(m) for m in sorted(set(models)))
-    return 'model_name=~"' + regex.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _matcher(label: str, values: Sequence[str]) -> str:
+    regex = "|".join(re.escape(v) for v in sorted(set(values)))
+    return f'{label}=~"' + regex.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def build_queries(models: Sequence[str]) -> dict[str, str]:
+def model_selector(models: Sequence[str], namespace: str | None = None) -> str:
+    """`model_name=~"..."` matching exactly these (already validated) names, and with a namespace
+    `namespace=~"<ns>|"`: that namespace's series or series without the label."""
+    selector = _matcher("model_name", models)
+    return selector + (", " + _matcher("namespace", [namespace, ""]) if namespace else "")
+
+
+def build_queries(models: Sequence[str], namespace: str | None = None) -> dict[str, str]:
     """The round: five instant queries, each one answer for every model."""
-    m = model_selector(models)
+    m = model_selector(models, namespace)
     return {
         "waiting": f"sum by (model_name) ({WAITING}{{{m}}})",
         "running": f"sum by (model_name) ({RUNNING}{{{m}}})",
@@ -65,13 +74,17 @@ class PrometheusSource:
 
     async def observe(self, queries: Sequence[ModelQuery], now: float) -> dict[str, Observation | SourceError]:
         models = sorted({q.model for q in queries})
-        built = build_queries(models)
+        namespaces = {q.spec.namespace for q in queries}
+        if len(namespaces) > 1:
+            raise SourceError(f"one namespace per round, got {sorted(n or '' for n in namespaces)}")
+        namespace = next(iter(namespaces), None)
+        built = build_queries(models, namespace)
         try:
             # One thread, queries and parsing in turn: parallel threads would fight the RPC loop for the GIL.
             values, completed = await asyncio.get_running_loop().run_in_executor(self._thread, self._round, built)
         except SourceError as error:
             raise SourceError(f"prometheus {self.address}: {error}") from None
-        out = {model: self._observation(model, values, completed.get(model, {}), now) for model in models}
+        out = {model: self._observation(model, values, completed.get(model, {}), now, namespace) for model in models}
         self._counters.prune(now)
         return out
 
@@ -115,9 +128,10 @@ class PrometheusSource:
         except (RequestException, ValueError, KeyError, TypeError) as exc:
             raise SourceError(f"{type(exc).__name__}: {str(exc)[:300]}") from None
 
-    def _observation(self, model: str, values: dict, counts: dict[str, float], now: float) -> Observation | SourceError:
+    def _observation(self, model: str, values: dict, counts: dict[str, float], now: float,
+                     namespace: str | None = None) -> Observation | SourceError:
         waiting, running = values["waiting"].get(model), values["running"].get(model)
-        total = self._counters.update(model, counts, now)
+        total = self._counters.update((namespace, model), counts, now)  # another namespace's are another model's
         if waiting is None and running is None:
             return NoSeries(f"no {WAITING} or {RUNNING} series for model_name={model!r} in Prometheus")
         for name, value in ((WAITING, waiting), (RUNNING, running)):

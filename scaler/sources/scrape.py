@@ -47,9 +47,10 @@ class ScrapeSource:
         for url in [u for u, (tick, fetch) in self._fetches.items() if tick < now and fetch.done()]:
             del self._fetches[url]  # a past tick's page: never reused, so not kept
         out: dict[str, Observation | SourceError] = {}
+        namespaces = {q.model: q.spec.namespace for q in queries}  # one model per namespace in a round
         for model, model_targets in targets.items():
             out[model] = model_targets if isinstance(model_targets, SourceError) else \
-                self._observation(model, model_targets, pages, now)
+                self._observation(model, model_targets, pages, now, namespaces[model])
         self._counters.prune(now)
         return out
 
@@ -64,7 +65,8 @@ class ScrapeSource:
             return SourceError(self._discovery.errors.get(spec.discovery_key, "pods not listed yet"))
         return urls
 
-    def _observation(self, model: str, urls: list[str], pages: dict, now: float) -> Observation | SourceError:
+    def _observation(self, model: str, urls: list[str], pages: dict, now: float,
+                     namespace: str | None = None) -> Observation | SourceError:
         answered: dict[str, ModelSample] = {}
         errors = []
         for url in urls:
@@ -84,7 +86,8 @@ class ScrapeSource:
             waiting=sum(s.waiting for s in answered.values()),
             running=sum(s.running for s in answered.values()),
             ready_replicas=len(answered),
-            completed_total=self._counters.update(model, counts, now) if counts or not answered else None,
+            # Keyed by namespace too: the same served name elsewhere is another model's counters.
+            completed_total=self._counters.update((namespace, model), counts, now) if counts or not answered else None,
             note="no ready pod" if not urls else (f"{len(errors)} target(s) did not answer" if errors else ""),
         )
 
