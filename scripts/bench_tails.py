@@ -6,7 +6,8 @@ exporter serves one vLLM page with N models); N ScaledObjects call GetMetricSpec
 and IsActive once a second each, as KEDA does (this process); a second process sends
 ShouldRateLimit at --rls-rps, open loop, as Envoy would for every request. Both latencies are
 measured by their clients and printed side by side, with the share of RLS answers over Envoy's
-default 50 ms timeout; the CDFs go to a PNG.
+default 50 ms timeout, and the server's RSS at the start and end of the measured period (a soak:
+`--seconds 600`); the CDFs go to a PNG.
 
     python scripts/bench_tails.py                          # 300 ScaledObjects, 500 RLS calls/s, 30 s
     python scripts/bench_tails.py --scaledobjects 100 --rls-rps 200 --seconds 10
@@ -18,6 +19,7 @@ import argparse
 import asyncio
 import multiprocessing
 import random
+import threading
 import statistics
 import time
 from pathlib import Path
@@ -77,6 +79,21 @@ def rls_load(port: int, models: list[str], rps: float, start: float, seconds: fl
     out.send(asyncio.run(run()))
 
 
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def sample_rss(pid: int, start: float, end: float, samples: list) -> None:
+    """(seconds since start, RSS MB) every 5 s of the measured period, on a thread."""
+    while time.time() < end:
+        if time.time() >= start:
+            samples.append((time.time() - start, rss_mb(pid)))
+        time.sleep(5.0)
+
+
 def quantiles(values_s: list[float]) -> tuple[list[float], dict[str, float]]:
     ms = sorted(1000 * v for v in values_s)
     q = statistics.quantiles(ms, n=1000, method="inclusive")
@@ -109,6 +126,9 @@ def main() -> int:
         child = multiprocessing.get_context("spawn").Process(
             target=rls_load, args=(rls_port, models, args.rls_rps, start, args.seconds, send))
         child.start()
+        rss: list[tuple[float, float]] = []
+        threading.Thread(target=sample_rss, args=(serve.proc.pid, start + WARMUP_S, start + WARMUP_S + args.seconds, rss),
+                         daemon=True).start()
         with Progress(console=console, transient=True) as progress:
             time.sleep(max(0.0, start - time.time() - 0.5))
             keda_latencies, errors = asyncio.run(keda(serve.grpc_port, metadata, args.seconds, WARMUP_S, progress))
@@ -127,6 +147,10 @@ def main() -> int:
     table.add_row("GetMetrics", str(len(keda_ms)), str(sum(errors.values())) + (f" {errors}" if errors else ""),
                   *(f"{keda_q[k]:.2f}" for k in keda_q), "")
     Console().print(table)
+    if len(rss) >= 2:
+        first, last, peak = rss[0][1], rss[-1][1], max(v for _, v in rss)
+        print(f"serve RSS over the measured {args.seconds:g} s: first {first:.0f} MB, last {last:.0f} MB "
+              f"({100 * (last - first) / first:+.1f}%), peak {peak:.0f} MB, {len(rss)} samples")
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, ms in (("ShouldRateLimit", rls_ms), ("GetMetrics", keda_ms)):
