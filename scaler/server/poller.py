@@ -76,13 +76,6 @@ class Poller:
             del self._running[key]
         return started
 
-    async def poll_once(self) -> None:
-        """One tick, waiting for its rounds (and for discovery first, so they can use it)."""
-        if self.discovery is not None:
-            keys = {e.metadata.source.discovery_key for e in self.registry.models()} - {None}
-            await self.discovery.refresh(keys, self.clock())
-        await asyncio.gather(*self.tick(self.clock()))
-
     async def _round(self, source: Source, entries: list[ModelEntry], now: float) -> None:
         started = time.perf_counter()
         try:
