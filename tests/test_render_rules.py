@@ -54,7 +54,7 @@ def scenarios(spec, derived) -> dict[str, list[dict]]:
     steps = math.ceil(derived.replica_ready_timeout / 60) + 12
     vllm = {"namespace": spec.namespace, "model_name": spec.model.served_name}
     deploy = {"namespace": spec.namespace, "deployment": f"{spec.name}-predictor"}
-    decisions = {"model": spec.model.served_name, "class": spec.request_class, "tenant": "web", "reason": "r"}
+    decisions = {"namespace": spec.namespace, "model": spec.model.served_name, "class": spec.request_class, "tenant": "web", "reason": "r"}
     p95, p99, budget = spec.slo.ttft_p95_seconds, spec.slo.ttft_p99_seconds, derived.budget_seconds
     ratio, refusal, top = spec.alerts.waiting_to_running_ratio, spec.alerts.refusal_ratio, derived.max_replicas
     # Healthy: latencies at a quarter of their limits, queue below ratio, refusals at a fifth of the limit.

@@ -18,6 +18,7 @@ from scaler.spec.types import SERVED_NAME
 
 _HOST = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$")
 _SERVED = re.compile(SERVED_NAME)
+_NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 STATUS_CODES = (429, 503)
 
 
@@ -28,10 +29,15 @@ class EnvoyParams:
     rls_port: int
     status_code: int = 503  # rate_limited_status: used when the RLS names no status
     rls_timeout_ms: int = 50
+    # The model's namespace, sent as the descriptor entry `namespace` next to `model` (the same
+    # served name in two namespaces is two models); None sends none (the name must then be unique).
+    namespace: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.served_name, str) or not _SERVED.match(self.served_name) or len(self.served_name) > 128:
             raise ValueError(f"served_name: expected a served model name (letters, digits, '.', '_', '-', '/'), got {self.served_name!r}")
+        if self.namespace is not None and (not isinstance(self.namespace, str) or not _NAMESPACE.match(self.namespace)):
+            raise ValueError(f"namespace: expected a Kubernetes namespace name (lower-case DNS label), got {self.namespace!r}")
         _check_host("rls_host", self.rls_host)
         _check_port("rls_port", self.rls_port)
         if self.status_code not in STATUS_CODES:
@@ -42,7 +48,8 @@ class EnvoyParams:
     @classmethod
     def from_spec(cls, spec: ModelSpec, rls_address: str | None = None) -> "EnvoyParams":
         host, port = split_address("rls_address", rls_address) if rls_address else (scaler_host(spec), PORTS["rls"])
-        return cls(spec.model.served_name, host, port, spec.shedding.status_code, spec.shedding.rls_timeout_ms)
+        return cls(spec.model.served_name, host, port, spec.shedding.status_code, spec.shedding.rls_timeout_ms,
+                   spec.namespace)
 
     @property
     def timeout(self) -> str:
@@ -74,7 +81,8 @@ def render_envoy_config(
     if isinstance(spec_or_params, ModelSpec):
         params = EnvoyParams.from_spec(spec_or_params, rls_address)
     elif isinstance(spec_or_params, EnvoyParams):
-        params = EnvoyParams(spec_or_params.served_name, rls_host, rls_port, spec_or_params.status_code, spec_or_params.rls_timeout_ms)
+        params = EnvoyParams(spec_or_params.served_name, rls_host, rls_port, spec_or_params.status_code,
+                             spec_or_params.rls_timeout_ms, spec_or_params.namespace)
     else:
         params = EnvoyParams(rls_host=rls_host, rls_port=rls_port, **dict(spec_or_params))
     _check_port("listen_port", listen_port)
