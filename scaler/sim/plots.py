@@ -15,7 +15,8 @@ from scaler.sim.metrics import Timeline  # noqa: E402
 # Ours stands out; the bound and the static reference are dashed.
 STYLE = {"slo-scaler": dict(color="black", linewidth=2.2, zorder=10),
          "clairvoyant": dict(color="grey", linestyle="--", linewidth=1.4),
-         "static-peak": dict(color="tab:brown", linestyle=":", linewidth=1.4)}
+         "static": dict(color="tab:olive", linewidth=1.4),
+         "static-peak": dict(color="darkgoldenrod", linestyle=":", linewidth=1.4)}
 
 
 def plot_frontier(path: Path, result, target: float) -> Path:
