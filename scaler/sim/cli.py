@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import time
 from pathlib import Path
 
 from rich.console import Console
@@ -146,8 +147,13 @@ def main(args: argparse.Namespace) -> int:
     with Progress(*columns, console=console) as progress:
         task = progress.add_task("simulating", total=None)
 
+        started = time.monotonic()
+
         def done(workload: str, policy: str, count: int, total: int) -> None:
             progress.update(task, completed=count, total=total, description=f"{workload} / {policy}")
+            if not console.is_terminal and (count == total or count * 20 // total != (count - 1) * 20 // total):
+                # Logs and pipes get no live bar: a line every 5% instead.
+                console.print(f"progress: {count}/{total} runs, {time.monotonic() - started:.0f} s", highlight=False)
 
         results = bench.run_bench(workloads, args.policies, setup, args.out, sweep=args.sweep,
                                   target=args.target_attainment, jobs=args.jobs, on_done=done)
