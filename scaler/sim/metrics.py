@@ -21,7 +21,7 @@ Definitions (docs/simulator.md):
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from scaler.sim.simulation import ClientRequest, RunRecord
 
@@ -71,9 +71,6 @@ class Summary:
     recovery_s: float | None
     scale_events: int
     flaps: int
-
-    def as_json(self) -> dict:
-        return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)

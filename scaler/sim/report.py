@@ -55,7 +55,7 @@ def headline_rows(result, target: float) -> list[list[str]]:
 
 
 HEADLINE = ("policy", "knob", "tuned value", "SLO tune", "SLO eval (min-max)", "TTFT-only eval",
-            "GPU-s eval (min-max)", "x ours", f"holds target")
+            "GPU-s eval (min-max)", "x ours", "holds target")
 SWEEP = ("policy", "knob value", "SLO tune", "GPU-s tune", "SLO eval", "TTFT-only eval", "GPU-s eval", "TTFT p99 eval (s)",
          "TPOT p99 eval (ms)")
 DETAILS = ("policy", "tuned value", "TTFT p50 (s)", "p95 (s)", "p99 (s)", "TPOT p99 (ms)", "SLO all", "TTFT-only",
