@@ -40,4 +40,4 @@ def test_serve_accepts_the_deployment_arguments_and_reads_the_rendered_config():
     assert args.config == "/etc/slo-scaler/models"
     # What the ConfigMap puts at that path is what `render` wrote: both example models load.
     loaded = load_path(REPO / "manifests" / "examples" / "scaler-config-slo-scaler")
-    assert set(loaded.models) == {"qwen2.5-7b-instruct", "meta-llama/Llama-3.1-8B-Instruct"}
+    assert set(loaded.models) == {("llm", "qwen2.5-7b-instruct"), ("llm-batch", "meta-llama/Llama-3.1-8B-Instruct")}
