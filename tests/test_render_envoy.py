@@ -144,7 +144,7 @@ def test_real_envoy_asks_the_rls_and_maps_its_status(tmp_path):
     listen, admin = free_port(), free_port()
     config = tmp_path / "envoy.yaml"
     config.write_text(render_envoy_config(
-        {"served_name": "qwen2.5-7b-instruct", "status_code": 503, "rls_timeout_ms": 500},
+        {"served_name": "qwen2.5-7b-instruct", "namespace": "llm", "status_code": 503, "rls_timeout_ms": 500},
         listen, f"127.0.0.1:{upstream.server_address[1]}", f"127.0.0.1:{rls.port}", admin))
     proc = subprocess.Popen([ENVOY, "-c", str(config), "--disable-hot-restart", "-l", "warning", "--base-id", str(listen)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -153,11 +153,13 @@ def test_real_envoy_asks_the_rls_and_maps_its_status(tmp_path):
         full = {"x-request-class": "interactive", "x-tenant-id": "web", "x-request-priority": "high"}
         status, _, body = _get(listen, full)
         assert (status, body) == (200, b"from upstream")
-        assert rls.seen[-1] == [("model", "qwen2.5-7b-instruct"), ("class", "interactive"), ("tenant", "web"), ("priority", "high")]
+        assert rls.seen[-1] == [("model", "qwen2.5-7b-instruct"), ("namespace", "llm"), ("class", "interactive"),
+                                ("tenant", "web"), ("priority", "high")]
 
         status, _, _ = _get(listen, {"x-tenant-id": "web"})
         assert status == 200
-        assert rls.seen[-1] == [("model", "qwen2.5-7b-instruct"), ("tenant", "web")], "a missing header drops only its entry"
+        assert rls.seen[-1] == [("model", "qwen2.5-7b-instruct"), ("namespace", "llm"), ("tenant", "web")], \
+            "a missing header drops only its entry"
 
         status, headers, _ = _get(listen, {"x-tenant-id": "quota"})
         assert status == 429 and headers.get("retry-after") == "7"
