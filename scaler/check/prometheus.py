@@ -4,7 +4,8 @@ Every value keeps the PromQL it came from. A query that fails records why (and o
 is unreachable the remaining queries are not sent: each would wait for the same timeout); the
 items turn a missing value into UNKNOWN, never into a pass. Selectors are the ones the rendered
 alerts use, `{namespace="<ns>", model_name="<served name>"}` for vLLM series and
-`{model="<served name>"}` for the scaler's own.
+`{namespace="<ns>", model="<served name>"}` for the scaler's own (it labels a model's series with
+the model's namespace).
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def gather(spec: ModelSpec, address: str | None, window: str, now: float,
     api = _Api(address, timeout_s)
     try:
         vllm_sel = f"namespace={promql(spec.namespace)},model_name={promql(spec.model.served_name)}"
-        scaler_sel = f"model={promql(spec.model.served_name)}"
+        scaler_sel = f"namespace={promql(spec.namespace)},model={promql(spec.model.served_name)}"
         deploy_sel = f"namespace={promql(spec.namespace)},deployment={promql(names_for(spec)['predictor'])}"
         vllm = {label: api.scalar(f"count(last_over_time({name}{{{vllm_sel}}}[{window}]))") for label, name in VLLM_SERIES.items()}
         scaler = {name: api.scalar(f"count(last_over_time({name}{{{scaler_sel}}}[{window}]))") for name in SCALER_SERIES}
