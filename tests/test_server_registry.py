@@ -10,7 +10,7 @@ import pytest
 
 from scaler.policy.config import ConfigError
 from scaler.server.logs import JsonFormatter
-from scaler.server.registry import (DEMAND_CAP, INPUTS_STALE, PARSE_CACHE_BYTES, POLICY_ERROR, SERIES_VANISHED,
+from scaler.server.registry import (ARRIVAL_MARK_S, DEMAND_CAP, INPUTS_STALE, PARSE_CACHE_BYTES, POLICY_ERROR, SERIES_VANISHED,
                                     SOURCE_ERROR, SOURCE_STALE, ModelRegistry)
 from scaler.sources.base import Observation
 
@@ -203,6 +203,8 @@ def test_arrivals_pair_with_the_data_time_across_a_source_outage():
     run(8, observe_lag=3.0)  # back, with Prometheus' lag
     after = entry.decision.arrival_rps
     assert 13.5 <= before <= 16.5 and 13.5 <= after <= 16.5, (before, after)
+    run(60, observe_lag=0.0)  # the count's time marks stay bounded by maxStalenessSeconds, not by uptime
+    assert len(entry.arrivals._marks) <= (entry.config.max_staleness_s + 2) / ARRIVAL_MARK_S + 1
 
 
 def test_a_policy_error_stays_with_its_model(monkeypatch):

@@ -42,7 +42,7 @@ ARRIVAL_MARK_S = 0.25  # resolution of the arrival count's time marks
 # and failed-upstream requests are the slack) before the RLS's arrival count is believed.
 ARRIVALS_TOLERANCE = 1.5
 ARRIVALS_SLACK = 10.0
-MAX_ARRIVAL_MARKS = 4 * 7200  # two hours of marks at most (rateWindowSeconds + maxStalenessSeconds <= 7200)
+MAX_ARRIVAL_MARKS = 4 * 3600  # marks kept for maxStalenessSeconds (<= 3600) at most, whatever the rounds do
 
 # Why a model is UNKNOWN: stable codes, metric labels and the RLS's admit reasons.
 SOURCE_ERROR = "source-error"  # the latest round failed for this model
@@ -193,6 +193,8 @@ class ModelEntry:
         used and the policy infers arrivals from what the pods see. With no ready replica nothing
         can confirm them: they are used (scale from zero needs them)."""
         counted = self.arrivals.at(observation.time)
+        # Inputs older than maxStalenessSeconds are never decided on: their marks can go.
+        self.arrivals.forget_before(observation.time - self.config.max_staleness_s - 1.0)
         previous, self._last_check = self._last_check, (observation, counted)
         if counted is None:
             return None
@@ -332,6 +334,12 @@ class ArrivalCounter:
             self.total = (self.total or 0.0) + n
             self.admitted += n if admitted else 0.0
             self.last = now
+
+    def forget_before(self, when: float) -> None:
+        """Drop marks older than `when` (no snapshot that old will be asked for again)."""
+        with self._lock:
+            while len(self._marks) > 1 and self._marks[1][0] < when:
+                self._marks.popleft()
 
     def at(self, when: float) -> tuple[float, float] | None:
         """(offered, admitted) as of `when` (to ARRIVAL_MARK_S); None before the RLS ever counted
