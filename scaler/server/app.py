@@ -124,7 +124,7 @@ class ScalerApp:
         log.info("serving", extra={"fields": {
             "event": "serving", "grpc_port": self.grpc_port, "metrics_port": self.metrics_port,
             "tls": self.credentials is not None, "rls": self.rls is not None,
-            "models": [e.name for e in self.registry.models()]}})
+            "models": [str(e.key) for e in self.registry.models()]}})
 
     async def stop(self) -> None:
         log.info("shutting down", extra={"fields": {"event": "shutdown"}})

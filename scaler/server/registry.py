@@ -394,8 +394,8 @@ class ModelRegistry:
         it disagrees with the model's owner. `namespace` and `owner` (namespace, name) are the
         ScaledObject's; `pinned` entries come from --models/--config, which own their model."""
         model = metadata.get("model")
-        if not metadata.get("namespace") and namespace and ModelKey(namespace, model) not in self._entries \
-                and ModelKey("", model) in self._entries:
+        if not metadata.get("namespace") and not metadata.get("podSelector") and namespace \
+                and ModelKey(namespace, model) not in self._entries and ModelKey("", model) in self._entries:
             namespace = None  # a model configured without a namespace answers for every namespace
         ns = metadata.get("namespace") or namespace or ""
         configured = self.configured.get(ModelKey(ns, model)) or self.configured.get(ModelKey("", model)) or {}
