@@ -144,6 +144,12 @@ def main() -> None:
     print(file=sys.stderr)
     print(f"{'workload':15s} {'variant':24s} {'SLO eval (min-max)':>22s} {'TTFT-only':>9s} {'GPU-s eval (min-max)':>24s}")
     for name in names:
+        ours, unshed = results.get((name, "slo-scaler")), results.get((name, "slo-scaler-no-shedding"))
+        if ours and unshed:  # pool.map keeps the order: the same seeds, one by one
+            worse = [(s, a.slo_attainment, b.slo_attainment) for s, a, b in zip(seeds, ours, unshed)
+                     if b.slo_attainment > a.slo_attainment]
+            print(f"{name}: seeds where no-shedding beats ours on attainment: "
+                  + (", ".join(f"{s} ({b:.1%} vs {a:.1%})" for s, a, b in worse) or "none"))
         for policy in variants:
             scores = results[(name, policy)]
             slo = [s.slo_attainment for s in scores]
