@@ -27,6 +27,7 @@ from scaler.sim.policies import PolicyContext, make  # noqa: E402
 from scaler.sim.policies.base import Policy  # noqa: E402
 from scaler.sim.setup import Setup  # noqa: E402
 from scaler.sim.simulation import simulate  # noqa: E402
+from scaler.sim.sweep import context  # noqa: E402
 from scaler.sim.workload import build  # noqa: E402
 
 WINDOW_S = 10
@@ -115,7 +116,7 @@ def main() -> None:
           f"{'batch-aware: p95':>16s} {'MAE':>6s} {'verdict':>7s} | {'count-only: p95':>15s} {'MAE':>6s} {'verdict':>7s}")
     for name in args.workload or ["standard-burst", "azure-code"]:
         workload = build(name, setup, args.seed)
-        ctx = PolicyContext(setup, workload.sizing, workload.calibration, workload.arrivals, args.seed)
+        ctx = context(workload, setup, args.seed)  # as the bench builds it (tuning window, clock phases)
         initial = workload.sizing.initial
         fleets = [(f"fixed-{n}", Fixed(ctx, n)) for n in sorted({initial, initial + 1, 2 * initial})]
         fleets.append(("slo-scaler", make("slo-scaler", ctx)))
