@@ -4,6 +4,8 @@ INVALID_ARGUMENT, not a flip-flop; every replica configured with --models answer
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import grpc
 import pytest
 
@@ -18,6 +20,7 @@ from scaler.sources.prometheus import build_queries
 from scaler_helpers import CAPTURE_MODEL, InProcessScaler, PageServer, metric, vllm_page
 
 MODEL = CAPTURE_MODEL
+REPO = Path(__file__).resolve().parents[1]
 SCRAPE = {"model": MODEL, "source": "scrape", "scrapeTargets": "http://127.0.0.1:9/metrics"}
 
 
@@ -178,3 +181,24 @@ def test_keda_reconnecting_to_another_replica_sees_the_same_metric(serve, pages,
     assert before >= 2 and after == pytest.approx(before, rel=0.05), (before, after)
     entry = replicas[1].app.registry.get(MODEL, "team-a")
     assert entry.pinned and len(replicas[1].app.registry.models()) == 1, "the KEDA call found the configured model"
+
+
+def test_config_files_for_one_served_name_in_two_namespaces_are_two_models(tmp_path):
+    import yaml
+
+    from scaler.modelconfig import load_path
+    from scaler.modelconfig.watch import apply
+
+    example = yaml.safe_load((REPO / "manifests/examples/scaler-config-slo-scaler/llm.chat.yaml").read_text())
+    for namespace, slo, quota in (("team-a", 1.5, 2.0), ("team-b", 4.0, 9.0)):
+        doc = {**example, "scaler": {**example["scaler"], "namespace": namespace, "ttftSloSeconds": slo},
+               "shedding": {**example["shedding"], "tenants": [{"name": "partner", "weight": 1,
+                                                                "quotaRequestsPerSecond": quota}]}}
+        (tmp_path / f"{namespace}.chat.yaml").write_text(yaml.safe_dump(doc))
+    registry = ModelRegistry()
+    apply(registry, load_path(tmp_path))
+    name = example["model"]
+    a, b = registry.get(name, "team-a"), registry.get(name, "team-b")
+    assert (a.config.ttft_slo_s, b.config.ttft_slo_s) == (1.5, 4.0) and registry.get(name) is None
+    quotas = {key.namespace: dict(s.tenants)["partner"].quota_rps for key, s in registry.shedding.items()}
+    assert quotas == {"team-a": 2.0, "team-b": 9.0}
