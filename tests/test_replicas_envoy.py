@@ -19,7 +19,7 @@ import yaml
 from conftest import free_port, poll_until
 from envoy_helpers import EnvoyProcess
 from scaler.render.envoy import render_envoy_config
-from scaler_helpers import CAPTURE_MODEL, PageServer, metric, scaler_server, vllm_page  # noqa: F401 (fixture)
+from scaler_helpers import CAPTURE_MODEL, PageServer, scaler_server, vllm_page  # noqa: F401 (scaler_server: a fixture)
 
 pytestmark = pytest.mark.integration
 NAMESPACE = "llm"

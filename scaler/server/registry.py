@@ -24,7 +24,7 @@ from typing import Callable, Mapping
 from scaler.policy import Decision, ModelState, PolicyConfig, SignalWindow, Snapshot, decide
 from scaler.policy.decide import RETRY_AFTER_BOUNDS_S, State
 from scaler.server import metadata as meta
-from scaler.server.metadata import ModelKey, key_of  # noqa: F401 (the registry's key, re-exported)
+from scaler.server.metadata import ModelKey, key_of
 from scaler.sources.base import Observation
 
 log = logging.getLogger("scaler.server")
