@@ -202,3 +202,17 @@ def test_config_files_for_one_served_name_in_two_namespaces_are_two_models(tmp_p
     assert (a.config.ttft_slo_s, b.config.ttft_slo_s) == (1.5, 4.0) and registry.get(name) is None
     quotas = {key.namespace: dict(s.tenants)["partner"].quota_rps for key, s in registry.shedding.items()}
     assert quotas == {"team-a": 2.0, "team-b": 9.0}
+
+
+def test_an_owner_silent_past_owner_idle_hands_the_model_over():
+    from scaler.server.registry import OWNER_IDLE_S
+
+    now = [1000.0]
+    registry = ModelRegistry(clock=lambda: now[0])
+    registry.ensure({**SCRAPE, "ttftSloSeconds": "2"}, "team-a", owner=("team-a", "old"))
+    now[0] += OWNER_IDLE_S / 2
+    with pytest.raises(ConfigError):
+        registry.ensure({**SCRAPE, "ttftSloSeconds": "3"}, "team-a", owner=("team-a", "new"))
+    now[0] += OWNER_IDLE_S  # the old ScaledObject was deleted: nothing has named it since
+    entry = registry.ensure({**SCRAPE, "ttftSloSeconds": "3"}, "team-a", owner=("team-a", "new"))
+    assert entry.config.ttft_slo_s == 3.0 and entry.owner == ("team-a", "new")
