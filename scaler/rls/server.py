@@ -33,7 +33,8 @@ WORKERS = 8  # calls decided at once; each holds the admission lock for ~0.03 ms
 
 
 def build_service(registry, settings: RlsSettings, metrics_registry: CollectorRegistry | None = None) -> RateLimitService:
-    store = open_store(settings.state_store, replicas=settings.state_store_replicas)
+    store = open_store(settings.state_store, replicas=settings.state_store_replicas,
+                       timeout_s=settings.state_store_timeout_s)
     metrics = RlsMetrics(registry, store.stats)
     (metrics_registry if metrics_registry is not None else REGISTRY).register(metrics)
     return RateLimitService(registry, settings, metrics, store)

@@ -38,6 +38,7 @@ class RlsSettings:
     admission: AdmissionConfig = AdmissionConfig()  # server-wide; a model's spec may override parts
     state_store: str | None = None  # redis://host:port/db: one admission budget for every serve replica
     state_store_replicas: int | None = None  # N of the 1/N share while the store is down (None: counted in it)
+    state_store_timeout_s: float = 0.02  # past this a call to the store spends the local share instead
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "RlsSettings":
@@ -58,7 +59,8 @@ class RlsSettings:
         return cls(host=host, port=args.rls_port, tls_cert=args.rls_tls_cert, tls_key=args.rls_tls_key,
                    tls_client_ca=args.rls_tls_client_ca,
                    shadow=args.shadow, decision_max_age_s=args.rls_decision_max_age, admission=admission,
-                   state_store=args.state_store, state_store_replicas=args.state_store_replicas)
+                   state_store=args.state_store, state_store_replicas=args.state_store_replicas,
+                   state_store_timeout_s=args.state_store_timeout)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -93,6 +95,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--state-store-replicas", type=_whole, default=None, metavar="N",
                        help="serve replicas sharing the store: while it is out of reach each admits 1/N of the "
                        "budget (default: the replicas seen alive in the store, 1 before any)")
+    group.add_argument("--state-store-timeout", type=_positive, default=0.02, metavar="SECONDS",
+                       help="a store call slower than this spends the local share instead, and the store is "
+                       "left alone for a second (default 0.02; keep it well under Envoy's RLS timeout)")
     parser.set_defaults(rls_usage_error=parser.error)
 
 
