@@ -88,3 +88,18 @@ def test_replicas_share_one_budget_and_the_single_replica_overlay_keeps_its_own(
                            capture_output=True, text=True, check=True, timeout=60).stdout
     names = {(o["kind"], o["metadata"]["name"]) for o in yaml.safe_load_all(built) if o}
     assert not {n for n in names if "redis" in n[1]} and ("PodDisruptionBudget", "slo-scaler") not in names
+
+
+def test_rendered_gateways_call_the_headless_rls_service_of_the_base():
+    from scaler.render.derive import PORTS, rls_host
+    from scaler.spec import load_spec
+
+    built = subprocess.run(["kubectl", "kustomize", str(REPO / "manifests/base")], capture_output=True, text=True,
+                           check=True, timeout=60).stdout
+    services = {o["metadata"]["name"]: o for o in yaml.safe_load_all(built) if o and o["kind"] == "Service"}
+    spec = load_spec(REPO / "manifests/examples/specs/chat.yaml")
+    name, namespace = rls_host(spec).split(".")[:2]
+    rls = services[name]
+    assert rls["spec"]["clusterIP"] == "None"  # resolves to every replica: Envoy can eject a dead one
+    assert namespace == rls["metadata"].get("namespace", "slo-scaler") == "slo-scaler"
+    assert [p["port"] for p in rls["spec"]["ports"]] == [PORTS["rls"]]

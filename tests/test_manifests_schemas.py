@@ -116,7 +116,7 @@ def test_scaler_base_has_the_expected_objects():
     kinds = sorted(f"{o['kind']}/{o['metadata']['name']}" for o in built("manifests/base"))
     assert kinds == sorted([
         "Namespace/slo-scaler", "ServiceAccount/slo-scaler", "ClusterRole/slo-scaler", "ClusterRoleBinding/slo-scaler",
-        "Deployment/slo-scaler", "Service/slo-scaler", "NetworkPolicy/slo-scaler", "PodDisruptionBudget/slo-scaler",
+        "Deployment/slo-scaler", "Service/slo-scaler", "Service/slo-scaler-rls", "NetworkPolicy/slo-scaler", "PodDisruptionBudget/slo-scaler",
         "PodMonitor/slo-scaler", "PrometheusRule/slo-scaler",
         "Deployment/slo-scaler-redis", "Service/slo-scaler-redis", "NetworkPolicy/slo-scaler-redis",
     ])

@@ -265,5 +265,12 @@ def scaler_host(spec: ModelSpec) -> str:
     return f"{spec.scaler.service}.{spec.scaler.namespace}.svc.cluster.local"
 
 
+def rls_host(spec: ModelSpec) -> str:
+    """The rate-limit service Envoy calls: the base's headless Service `<service>-rls`, which
+    resolves to every scaler replica, so Envoy (STRICT_DNS) spreads its calls over them and its
+    outlier detection ejects a dead one instead of failing open for a whole ClusterIP's worth."""
+    return f"{spec.scaler.service}-rls.{spec.scaler.namespace}.svc.cluster.local"
+
+
 def scaler_address(spec: ModelSpec, port: str) -> str:
     return f"{scaler_host(spec)}:{PORTS[port]}"

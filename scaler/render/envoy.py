@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from scaler.render.derive import PORTS, scaler_host
+from scaler.render.derive import PORTS, rls_host
 from scaler.render.templating import render_template
 from scaler.spec import ModelSpec
 from scaler.spec.types import SERVED_NAME
@@ -47,7 +47,7 @@ class EnvoyParams:
 
     @classmethod
     def from_spec(cls, spec: ModelSpec, rls_address: str | None = None) -> "EnvoyParams":
-        host, port = split_address("rls_address", rls_address) if rls_address else (scaler_host(spec), PORTS["rls"])
+        host, port = split_address("rls_address", rls_address) if rls_address else (rls_host(spec), PORTS["rls"])
         return cls(spec.model.served_name, host, port, spec.shedding.status_code, spec.shedding.rls_timeout_ms,
                    spec.namespace)
 

@@ -17,7 +17,7 @@ import yaml
 
 from scaler.modelconfig.build import file_name, from_spec, to_yaml
 from scaler.policy import behavior
-from scaler.render.derive import FALLBACK_FAILURE_THRESHOLD, LATENCY_SENSITIVE, PORTS, Derived, derive, scaler_host, trigger_metadata
+from scaler.render.derive import FALLBACK_FAILURE_THRESHOLD, LATENCY_SENSITIVE, PORTS, Derived, derive, rls_host, trigger_metadata
 from scaler.render.envoy import EnvoyParams, render_envoy_config
 from scaler.render.templating import render_template
 from scaler.spec import Issue, ModelSpec, SpecError
@@ -116,7 +116,7 @@ def render_model(spec: ModelSpec, source: str = "<spec>", templates_dir: str | N
             spec,
             listen_port=spec.gateway.listen_port,
             upstream=f"{names['predictor']}.{spec.namespace}.svc.cluster.local:80",
-            rls_address=f"{scaler_host(spec)}:{PORTS['rls']}",
+            rls_address=f"{rls_host(spec)}:{PORTS['rls']}",
             admin_port=spec.gateway.admin_port,
         )
         config_maps.append({"name": names["envoy_config"], "namespace": spec.namespace, "files": ["envoy.yaml"]})
