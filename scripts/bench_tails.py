@@ -151,6 +151,8 @@ def main() -> int:
         first, last, peak = rss[0][1], rss[-1][1], max(v for _, v in rss)
         print(f"serve RSS over the measured {args.seconds:g} s: first {first:.0f} MB, last {last:.0f} MB "
               f"({100 * (last - first) / first:+.1f}%), peak {peak:.0f} MB, {len(rss)} samples")
+        minutes = [f"{t / 60:.0f} min {v:.0f} MB" for t, v in rss if int(t) % 60 < 5]
+        print("serve RSS each minute: " + ", ".join(minutes))
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, ms in (("ShouldRateLimit", rls_ms), ("GetMetrics", keda_ms)):
