@@ -284,3 +284,15 @@ def test_a_burst_seen_keeps_headroom_after_it_and_the_headroom_decays():
     assert decision.burst_window_s == 5.0 and decision.need == pytest.approx(304 / 30, rel=0.02)
     bursts = headroom.observe(scenario.state.bursts, scenario.now + headroom.HISTORY_HALF_LIFE_S, total, 0.0, 60.0)
     assert bursts.peak(5.0) == pytest.approx(300 / 2, rel=0.02)  # half as loud one half-life later
+
+
+def test_a_clump_still_in_prefill_does_not_read_as_a_slow_batch():
+    # 20 decoding make 1,000 tokens/s (20 ms a token); 180 more just arrived and are in prefill
+    # (360,000 prompt tokens in flight, 2,000 a typical prompt): no tokens from them yet.
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 256,
+                             "prefill_tps": 10_000, "expected_prefill_s": 0.2})
+    scenario = Scenario(config)
+    for t in range(1, 12):
+        decision = scenario.tick(waiting=0, running=200, ready=2, completions_per_s=4,
+                                 generation_tokens_total=1000.0 * t, prompt_tokens_in_flight=360_000)
+    assert decision.reason != "tpot-exceeds-slo", decision.detail  # RED if at all for TTFT, not TPOT

@@ -104,12 +104,25 @@ def estimate(config: PolicyConfig, window: SignalWindow, learned: Learned, pendi
     est = Estimate(
         time=now, waiting=snap.waiting, running=snap.running, ready=ready,
         prompt_tokens_in_flight=snap.prompt_tokens_in_flight, arrival_rps=lam, arrival_trend_rps2=trend,
-        completion_rps=mu, tpot_s=(snap.running / generation if generation and snap.running > 0 else None),
+        completion_rps=mu, tpot_s=_tpot(config, snap.running, snap.prompt_tokens_in_flight, generation),
         history_s=history_s, capacity_rps=capacity, capacity_source=source, slots=slots,
         scale_up_s=scale_up, pending=pending, landings=landings, drain_rps=drain, stalled=stalled,
         rates_settled=history_s >= half_window, notes=tuple(notes),
     )
     return est, Learned(capacity_rps=learned_c, scale_up_s=learned_l, concurrency=learned_s)
+
+
+def _tpot(config: PolicyConfig, running: float, prompt_tokens: float | None, generation: float | None) -> float | None:
+    """Seconds per output token of the requests decoding: the running ones over the output token
+    rate, less those still in prefill (prompt tokens in flight over a typical prompt), which make
+    no token yet and would read a clump that just started as a slow batch."""
+    if not generation:
+        return None
+    prefilling = 0.0
+    if prompt_tokens and config.prefill_tps and config.expected_prefill_s > 0:
+        prefilling = prompt_tokens / (config.expected_prefill_s * config.prefill_tps)
+    decoding = max(0.0, running - prefilling)
+    return decoding / generation if decoding > 0 else None
 
 
 def _capacity(config: PolicyConfig, learned: float | None) -> tuple[float | None, str]:
