@@ -26,7 +26,7 @@ COMMANDS: dict[str, str] = {
 }
 
 # Modules of the `tools` extra (pyproject.toml): the commands other than serve and render need them.
-TOOLS_EXTRA = ("rich", "matplotlib", "numpy", "envoy")
+TOOLS_EXTRA = ("rich", "matplotlib", "numpy", "envoy", "prometheus_api_client")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
