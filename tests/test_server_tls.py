@@ -5,7 +5,11 @@ here with the `cryptography` package: a CA, a server certificate for localhost, 
 from __future__ import annotations
 
 import datetime
+import http.server
 import ipaddress
+import threading
+import urllib.error
+import urllib.request
 
 import grpc
 import pytest
@@ -149,3 +153,71 @@ def test_rls_mutual_tls_admits_envoy_and_refuses_others(pki):
     finally:
         scaler.close()
 
+
+
+class _Upstream(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802 (http.server's naming)
+        self.send_response(200)
+        self.send_header("content-length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.integration
+def test_rendered_envoy_speaks_mutual_tls_to_the_rls(pki, tmp_path):
+    """spec.shedding.rlsTls: the rendered RLS cluster presents the gateway's client certificate, so a
+    real Envoy gets verdicts from an RLS that requires it; with a certificate of another CA the RLS
+    refuses the connection and Envoy fails open (admits)."""
+    from conftest import free_port, poll_until
+    from envoy_helpers import EnvoyProcess
+    from scaler.render.envoy import render_envoy_config
+    from scaler_helpers import CAPTURE_MODEL, PageServer, metric, vllm_page
+
+    page = PageServer(vllm_page(waiting=400, running=8))  # far past the budget, nothing drains: RED refuses
+    models = tmp_path / "models.yaml"
+    models.write_text(f"- model: {CAPTURE_MODEL}\n  source: scrape\n  scrapeTargets: {page.url}\n"
+                      "  ttftSloSeconds: 2\n  perReplicaCapacity: 4\n")
+    d, rls_port = pki["dir"], free_port()
+    scaler = InProcessScaler("--poll-interval", "0.2", "--models", str(models), "--rls-port", str(rls_port),
+                             "--rls-tls-cert", str(d / "server.pem"), "--rls-tls-key", str(d / "server-key.pem"),
+                             "--rls-tls-client-ca", str(d / "ca.pem"))
+    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    envoys = []
+
+    def gateway(client: str) -> int:
+        certs = tmp_path / client
+        certs.mkdir()
+        cert, key = pki[client]
+        (certs / "tls.crt").write_bytes(cert)
+        (certs / "tls.key").write_bytes(key)
+        (certs / "ca.crt").write_bytes(pki["ca"])
+        listen, admin = free_port(), free_port()
+        config = render_envoy_config({"served_name": CAPTURE_MODEL, "status_code": 503, "rls_timeout_ms": 1000,
+                                      "rls_tls_dir": str(certs)},
+                                     listen, f"127.0.0.1:{upstream.server_address[1]}", f"127.0.0.1:{rls_port}", admin)
+        envoys.append(EnvoyProcess(config, admin, tmp_path, name=f"envoy-{client}"))
+        return listen
+
+    def status(port: int) -> int:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=5) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    try:
+        poll_until(lambda: metric(scaler.metrics_text(), "slo_scaler_state", model=CAPTURE_MODEL, state="RED") == 1,
+                   15, "the model RED")
+        ours, strangers = gateway("keda"), gateway("stranger")  # keda's certificate: any client of the CA
+        assert poll_until(lambda: status(ours) == 503, 15, "Envoy with our client certificate to get a refusal")
+        assert status(strangers) == 200  # the RLS refused the handshake; Envoy failed open
+    finally:
+        for envoy in envoys:
+            envoy.stop()
+        upstream.shutdown()
+        scaler.close()
+        page.close()

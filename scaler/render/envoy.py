@@ -20,6 +20,7 @@ _HOST = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$")
 _SERVED = re.compile(SERVED_NAME)
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 STATUS_CODES = (429, 503)
+RLS_TLS_DIR = "/etc/slo-scaler/rls-tls"  # the gateway's mount of spec.shedding.rlsTls.secretName
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,9 @@ class EnvoyParams:
     # The model's namespace, sent as the descriptor entry `namespace` next to `model` (the same
     # served name in two namespaces is two models); None sends none (the name must then be unique).
     namespace: str | None = None
+    # Where the gateway has Envoy's client certificate for the RLS (tls.crt, tls.key, ca.crt):
+    # set, the RLS cluster speaks mutual TLS; None, plaintext.
+    rls_tls_dir: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.served_name, str) or not _SERVED.match(self.served_name) or len(self.served_name) > 128:
@@ -49,7 +53,7 @@ class EnvoyParams:
     def from_spec(cls, spec: ModelSpec, rls_address: str | None = None) -> "EnvoyParams":
         host, port = split_address("rls_address", rls_address) if rls_address else (rls_host(spec), PORTS["rls"])
         return cls(spec.model.served_name, host, port, spec.shedding.status_code, spec.shedding.rls_timeout_ms,
-                   spec.namespace)
+                   spec.namespace, RLS_TLS_DIR if spec.shedding.rls_tls.enabled else None)
 
     @property
     def timeout(self) -> str:
@@ -82,7 +86,7 @@ def render_envoy_config(
         params = EnvoyParams.from_spec(spec_or_params, rls_address)
     elif isinstance(spec_or_params, EnvoyParams):
         params = EnvoyParams(spec_or_params.served_name, rls_host, rls_port, spec_or_params.status_code,
-                             spec_or_params.rls_timeout_ms, spec_or_params.namespace)
+                             spec_or_params.rls_timeout_ms, spec_or_params.namespace, spec_or_params.rls_tls_dir)
     else:
         params = EnvoyParams(rls_host=rls_host, rls_port=rls_port, **dict(spec_or_params))
     _check_port("listen_port", listen_port)

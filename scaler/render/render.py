@@ -18,7 +18,7 @@ import yaml
 from scaler.modelconfig.build import file_name, from_spec, to_yaml
 from scaler.policy import behavior
 from scaler.render.derive import FALLBACK_FAILURE_THRESHOLD, LATENCY_SENSITIVE, PORTS, Derived, derive, rls_host, trigger_metadata
-from scaler.render.envoy import EnvoyParams, render_envoy_config
+from scaler.render.envoy import RLS_TLS_DIR, EnvoyParams, render_envoy_config
 from scaler.render.templating import render_template
 from scaler.spec import Issue, ModelSpec, SpecError
 from scaler.spec.checks import predictor_host
@@ -93,6 +93,7 @@ def render_model(spec: ModelSpec, source: str = "<spec>", templates_dir: str | N
         hpa_down=behavior.SCALE_DOWN,
         gw=spec.gateway.istio,
         p=EnvoyParams.from_spec(spec),
+        rls_tls_dir=RLS_TLS_DIR,
     )
 
     def render(template: str) -> str:
@@ -156,7 +157,8 @@ def render_gateway(specs: list[tuple[ModelSpec, str]], templates_dir: str | None
             gw = spec.gateway.istio
             p = EnvoyParams.from_spec(spec)
             # Only gateway-wide values go into the shared filter; the model name is per-model.
-            shared = EnvoyParams("gateway", p.rls_host, p.rls_port, p.status_code, p.rls_timeout_ms)
+            shared = EnvoyParams("gateway", p.rls_host, p.rls_port, p.status_code, p.rls_timeout_ms,
+                                 rls_tls_dir=p.rls_tls_dir)
             text = render_template("envoy/envoyfilter-gateway.yaml.j2", templates_dir, gw=gw, p=shared)
             rendered[source] = (spec, text)
         texts = {text for _, text in rendered.values()}

@@ -136,6 +136,11 @@ class Tenant(_Spec):
     quota_requests_per_second: Annotated[float, Field(gt=0, le=1e6)] | None = None
 
 
+class RlsTls(_Spec):
+    enabled: bool = Field(False, description="Envoy calls the rate-limit service over mutual TLS (serve --rls-tls-cert/-key/-client-ca)")
+    secret_name: SecretName = Field("slo-scaler-rls-client", description="Secret with Envoy's client tls.crt and tls.key, and the ca.crt that signed the scaler's certificate, mounted at /etc/slo-scaler/rls-tls in the gateway")
+
+
 class Shedding(_Spec):
     enabled: bool = True
     status_code: Literal[429, 503] = Field(503, description="status for requests shed because capacity cannot meet the SLO")
@@ -146,6 +151,7 @@ class Shedding(_Spec):
     )
     shadow: bool = Field(False, description="decide and count, never refuse (roll out in shadow, watch the reason=shadow-* metrics, then enforce)")
     rls_timeout_ms: Annotated[int, Field(ge=5, le=1000)] = Field(50, description="Envoy waits this long for the rate-limit service, then admits")
+    rls_tls: RlsTls = Field(default_factory=RlsTls)
 
 
 class IstioGateway(_Spec):
