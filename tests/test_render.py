@@ -297,3 +297,19 @@ def test_model_cache_without_a_warm_pool_is_not_rendered():
     spec = _spec(replicas__warmPool=0)
     assert "localmodelcache.yaml" not in render_model(spec).files
     assert any("no LocalModelCache is rendered" in w for w in derive(spec).warnings)
+
+
+def test_rls_tls_mounts_the_client_certificate_where_the_rls_cluster_reads_it():
+    doc = yaml.safe_load((EXAMPLES / "specs" / "batch-summarize.yaml").read_text())
+    doc.setdefault("shedding", {})["rlsTls"] = {"enabled": True, "secretName": "gw-rls-client"}
+    files = render_model(parse_spec(doc)).files
+    pod = next(d for d in yaml.safe_load_all(files["gateway.yaml"]) if d["kind"] == "Deployment")["spec"]["template"]["spec"]
+    mount = next(m for m in pod["containers"][0]["volumeMounts"] if m["name"] == "rls-tls")
+    assert next(v for v in pod["volumes"] if v["name"] == "rls-tls")["secret"]["secretName"] == "gw-rls-client"
+    cluster = next(c for c in yaml.safe_load(files["envoy.yaml"])["static_resources"]["clusters"]
+                   if c["name"] == "slo_scaler_rls")
+    tls = cluster["transport_socket"]["typed_config"]["common_tls_context"]
+    assert tls["tls_certificates"][0]["certificate_chain"]["filename"] == mount["mountPath"] + "/tls.crt"
+    assert tls["validation_context"]["trusted_ca"]["filename"] == mount["mountPath"] + "/ca.crt"
+    plain = render_model(load_spec(EXAMPLES / "specs" / "batch-summarize.yaml")).files
+    assert "transport_socket" not in plain["envoy.yaml"] and "rls-tls" not in plain["gateway.yaml"]
