@@ -296,3 +296,14 @@ def test_a_clump_still_in_prefill_does_not_read_as_a_slow_batch():
         decision = scenario.tick(waiting=0, running=200, ready=2, completions_per_s=4,
                                  generation_tokens_total=1000.0 * t, prompt_tokens_in_flight=360_000)
     assert decision.reason != "tpot-exceeds-slo", decision.detail  # RED if at all for TTFT, not TPOT
+
+
+def test_a_poisoned_queue_plans_at_most_the_demand_cap():
+    from scaler.policy.decide import MAX_DEMAND_REPLICAS
+
+    config = PolicyConfig(**{**BASE.__dict__, "per_replica_capacity_rps": 0.001})
+    scenario = Scenario(config)
+    for _ in range(3):  # a hostile page: a billion waiting behind replicas that barely complete
+        decision = scenario.tick(waiting=1e9, running=16, ready=2, completions_per_s=0.001)
+    assert decision.demand == MAX_DEMAND_REPLICAS and any("capped" in note for note in decision.notes)
+    assert len(scenario.state.pending_since) <= MAX_DEMAND_REPLICAS

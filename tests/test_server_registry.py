@@ -10,7 +10,7 @@ import pytest
 
 from scaler.policy.config import ConfigError
 from scaler.server.logs import JsonFormatter
-from scaler.server.registry import (ARRIVAL_MARK_S, DEMAND_CAP, INPUTS_STALE, PARSE_CACHE_BYTES, POLICY_ERROR, SERIES_VANISHED,
+from scaler.server.registry import (ARRIVAL_MARK_S, INPUTS_STALE, PARSE_CACHE_BYTES, POLICY_ERROR, SERIES_VANISHED,
                                     SOURCE_ERROR, SOURCE_STALE, ModelRegistry)
 from scaler.sources.base import Observation
 
@@ -228,6 +228,8 @@ def test_a_policy_error_stays_with_its_model(monkeypatch):
 
 
 def test_demand_and_pending_replicas_are_capped():
+    from scaler.policy.decide import MAX_DEMAND_REPLICAS as DEMAND_CAP
+
     clock = Clock()
     registry = ModelRegistry(clock=clock)
     # 20 waiting over an 8 s scale-up at 0.001 requests/s per replica: ~3,000 replicas asked for.

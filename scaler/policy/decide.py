@@ -26,6 +26,9 @@ RETRY_AFTER_BOUNDS_S = (1.0, 60.0)
 # is the least that avoids flapping; on the Azure code trace 3 kept the evaluation window's
 # attainment at 99.9% (1: 99.1%) for 14% more GPU-seconds than 1 and 14% fewer than 5.
 RELEASE_HOLD_LATENCIES = 3.0
+# No model needs more replicas than this; the bound keeps a poisoned input (a page with a billion
+# waiting) from making one round plan, and book, a billion pending pods.
+MAX_DEMAND_REPLICAS = 1000
 # Replicas are added until the measured time per output token sits at this share of the TPOT SLO
 # (a request's mean TPOT varies around the fleet's: busier replicas, prefill-heavy seconds).
 TPOT_TARGET_SHARE = 0.7
@@ -112,6 +115,9 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     bursts = headroom.observe(state.bursts, now, snap.arrivals_total, est.arrival_rps, est.scale_up_s)
     need, burst_window = _need(config, est, bursts)
     demand, needs = _release(est, need, state.needs)
+    if not demand <= MAX_DEMAND_REPLICAS:  # also NaN: hostile inputs must not plan millions of pods
+        notes.append(f"demand {demand:.3g} capped at {MAX_DEMAND_REPLICAS} replicas")
+        demand = float(MAX_DEMAND_REPLICAS)
     pressure = demand / max(est.ready, 1)
 
     target, reason, detail = _target_state(config, est, prediction, peak)

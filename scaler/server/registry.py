@@ -34,7 +34,6 @@ PARSE_CACHE_BYTES = 4 << 20  # and at most this much of their text
 QUEUE_SIZE = 256
 MAX_MODELS = 2000  # models one server polls: distinct model names from hostile calls cannot grow it further
 # Bounds on what one model can make the server do, whatever its inputs (docs/scaler.md, "Bounds").
-DEMAND_CAP = 1000  # replicas: demand sent to KEDA and pending replicas tracked
 MAX_QUEUE = 1e6  # waiting or running requests summed over replicas
 MAX_REPLICAS = 10_000
 ARRIVAL_MARK_S = 0.25  # resolution of the arrival count's time marks
@@ -173,7 +172,6 @@ class ModelEntry:
         self.observation = observation
         try:
             decision, state = decide(self.name, self.config, self.window, self.state, now)
-            decision, state = _capped(decision, state)
         except Exception as error:  # one model's bad numbers must not stop the others' rounds
             log.exception("policy error", extra={"fields": {"event": "policy_error", **self.log_fields()}})
             return self._unknown(POLICY_ERROR, f"the policy failed on this model's inputs: {type(error).__name__}: "
@@ -300,16 +298,6 @@ def unknown_decision(last: Decision | None, now: float, reason: str, detail: str
                     capacity_rps=None, capacity_source="unknown", scale_up_latency_s=config.scale_up_prior_s,
                     budget_s=config.budget_s, wait_s=0.0, peak_wait_s=0.0, demand=0.0, pressure=0.0,
                     admission_rps=None, retry_after_s=RETRY_AFTER_BOUNDS_S[0])
-
-
-def _capped(decision: Decision, state: ModelState) -> tuple[Decision, ModelState]:
-    """Demand and the pending-replica bookkeeping bounded by DEMAND_CAP replicas, whatever the inputs."""
-    if not math.isfinite(decision.demand) or decision.demand > DEMAND_CAP:
-        decision = replace(decision, demand=float(DEMAND_CAP), notes=decision.notes + (
-            f"demand {decision.demand:.3g} capped at {DEMAND_CAP} replicas",))
-    if len(state.pending_since) > DEMAND_CAP:
-        state = replace(state, pending_since=state.pending_since[:DEMAND_CAP])
-    return decision, state
 
 
 class ArrivalCounter:
