@@ -169,7 +169,7 @@ def test_shedding_end_to_end_with_real_envoy(scaler_server, emulator_fleet, tmp_
     (tmp_path / "models.yaml").write_text(yaml.safe_dump([{
         "model": MODEL, "source": "scrape", "scrapeTargets": f"http://127.0.0.1:{replica['port']}/metrics",
         "ttftSloSeconds": SLO_S, "perReplicaCapacity": CAPACITY_RPS, "scaleUpLatencySeconds": 10,
-        "rateWindowSeconds": 6, "stateHoldSeconds": 2, "requestClass": "interactive"}]))
+        "rateWindowSeconds": 6, "requestClass": "interactive"}]))  # stateHoldSeconds at its default
     (tmp_path / "tenants.yaml").write_text(yaml.safe_dump({"tenants": [
         {"name": "web", "weight": 3}, {"name": "partner", "weight": 1, "quotaRequestsPerSecond": 1}]}))
     rls_port = free_port()
