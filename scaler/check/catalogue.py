@@ -44,7 +44,7 @@ ITEMS = (
     Item("spec.queue-bound", "queue bounded: shedding on, vLLM batch bound at least safe concurrency", ("L6",), "spec"),
     Item("spec.status-codes", "429/503 and Retry-After defined", ("L7",), "spec"),
     Item("spec.classes", "interactive and batch in separate pools", ("L11",), "spec"),
-    Item("spec.scale-down", "scale-down stabilisation at least the scale-up latency", ("L10",), "spec"),
+    Item("spec.scale-down", "replicas held after use at least as long as a scale-up takes", ("L10",), "spec"),
     Item("prom.vllm-series", "vLLM series collected for the model", ("L3",), "prometheus"),
     Item("prom.scaler-series", "scaler decision series and alert inputs collected", ("L3",), "prometheus"),
     Item("prom.ttft", "observed TTFT p95/p99 within the SLO", ("L1",), "prometheus"),

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scaler.check.result import Evidence, ItemResult, Status, result
+from scaler.policy import behavior
+from scaler.policy.decide import RELEASE_HOLD_LATENCIES
 from scaler.render.derive import LATENCY_SENSITIVE, Derived
 from scaler.spec import AUTO, ModelSpec
 
@@ -229,25 +231,33 @@ def classes(*, facts: SpecFacts, others: tuple[ModelSpec, ...]) -> ItemResult:
 
 
 def scale_down(*, facts: SpecFacts, measured_latency_s: float | None, measured_from: str | None) -> ItemResult:
-    """Stabilisation shorter than a scale-up means a replica released in a lull is not back when
-    traffic returns within a scale-up: the checklist's repeated cold starts."""
+    """A replica released sooner than a scale-up takes is not back when traffic returns within a
+    scale-up: the checklist's repeated cold starts. The scaler holds ready replicas for
+    RELEASE_HOLD_LATENCIES x the scale-up latency it is told (scaler.policy.decide) and the HPA
+    adds the stabilisation window render gives it (scaler.policy.behavior): that hold is what a
+    real scale-up must fit in."""
     spec = facts.spec
-    window = spec.replicas.scale_down_stabilization_seconds
+    window = behavior.SCALE_DOWN.stabilization_window_s
     planned = facts.sizing.scale_up_latency if facts.sizing else None
-    evidence = [Evidence("replicas.scaleDownStabilizationSeconds (HPA scaleDown stabilizationWindowSeconds)", window),
+    evidence = [Evidence("HPA scaleDown stabilizationWindowSeconds as rendered (scaler.policy.behavior)", window),
                 Evidence("scale-up latency planned (render --explain scaleUpLatencySeconds)", planned if planned is not None else AUTO)]
     if measured_latency_s is not None:
         evidence.append(Evidence(f"scale-up latency measured ({measured_from})", measured_latency_s))
-    known = [v for v in (planned, measured_latency_s) if v is not None]
-    if not known:
+    if planned is None:
         return result("spec.scale-down", model_id(spec), Status.UNKNOWN,
-                      "scale-up latency is 'auto' and no measurement was reached", evidence,
-                      "pass --prometheus with kube-state-metrics, or declare calibration.scaleUpLatencySeconds")
-    latency = max(known)
-    if window < latency:
+                      "scale-up latency is 'auto': the scaler's release hold follows what it learns", evidence,
+                      "declare calibration.scaleUpLatencySeconds (or calibration.coldStart) so the hold is known before traffic")
+    hold = max(window, RELEASE_HOLD_LATENCIES * planned)
+    evidence.append(Evidence(f"release hold: {RELEASE_HOLD_LATENCIES:g} x the planned scale-up latency "
+                             "(scaler.policy.decide), at least the HPA window", hold))
+    latency = max(v for v in (planned, measured_latency_s) if v is not None)
+    if hold < latency:
         return result("spec.scale-down", model_id(spec), Status.FAIL if spec.request_class in LATENCY_SENSITIVE else Status.WARN,
-                      f"scale-down stabilisation {window} s is shorter than the scale-up latency {_s(latency)}: a replica "
-                      "released after a short lull is not back in time when traffic returns (repeated cold starts)",
-                      evidence, f"set replicas.scaleDownStabilizationSeconds to at least {int(-(-latency // 1))}")
+                      f"replicas are released {_s(hold)} after they were last needed, sooner than the scale-up latency "
+                      f"{_s(latency)}: a replica released after a short lull is not back in time when traffic returns "
+                      "(repeated cold starts)",
+                      evidence, f"declare the real scale-up latency ({int(-(-latency // 1))} s) in calibration.scaleUpLatencySeconds "
+                                "or calibration.coldStart")
     return result("spec.scale-down", model_id(spec), Status.PASS,
-                  f"scale-down waits {window} s, at least the scale-up latency {_s(latency)}", evidence)
+                  f"replicas are held {_s(hold)} after they were last needed, at least the scale-up latency {_s(latency)}",
+                  evidence)
