@@ -19,12 +19,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import http.client
-import http.server
 import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -147,28 +145,13 @@ def _decision_latency(n: int, admission_rps: float, tenants: Path) -> list[float
 
 # --- 3. Envoy with and without the RLS ----------------------------------------------------------
 
-class _Upstream(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # Headers and body are two writes: with Nagle on, the body waits for Envoy's delayed ACK (~40 ms).
-    disable_nagle_algorithm = True
-
-    def do_GET(self):  # noqa: N802 (http.server's naming)
-        self.send_response(200)
-        self.send_header("content-length", "2")
-        self.end_headers()
-        self.wfile.write(b"ok")
-
-    def log_message(self, *args):
-        pass
-
 
 def _envoy_latency(rls_port: int, n: int, workdir: Path, progress) -> dict[str, list[float]]:
     from conftest import free_port
-    from envoy_helpers import EnvoyProcess, without_ratelimit
+    from envoy_helpers import EnvoyProcess, start_upstream, without_ratelimit
     from scaler.render.envoy import render_envoy_config
 
-    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    upstream = start_upstream()
     up = f"127.0.0.1:{upstream.server_address[1]}"
     params = {"served_name": MODEL, "status_code": 503, "rls_timeout_ms": 1000}
     envoys, conns = {}, {}

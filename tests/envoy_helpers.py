@@ -3,6 +3,8 @@ and scripts/bench_rls.py."""
 
 from __future__ import annotations
 
+import http.server
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -65,3 +67,25 @@ def without_ratelimit(config_text: str) -> str:
                     for route in vhost["routes"]:
                         route["route"].pop("rate_limits", None)
     return yaml.safe_dump(config, sort_keys=False)
+
+
+class _Upstream(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # Headers and body are two writes: with Nagle on, the body waits for Envoy's delayed ACK (~40 ms).
+    disable_nagle_algorithm = True
+
+    def do_GET(self):  # noqa: N802 (http.server's naming)
+        self.send_response(200)
+        self.send_header("content-length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *args):
+        pass
+
+
+def start_upstream() -> http.server.ThreadingHTTPServer:
+    """A tiny upstream answering 200 "ok" to every GET, on a free loopback port; `.shutdown()` it."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server

@@ -6,8 +6,6 @@ tenant's admitted rate after the failover stays within 10% of the rate before it
 
 from __future__ import annotations
 
-import http.server
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -17,7 +15,7 @@ import pytest
 import yaml
 
 from conftest import free_port, poll_until
-from envoy_helpers import EnvoyProcess
+from envoy_helpers import EnvoyProcess, start_upstream
 from scaler.render.envoy import render_envoy_config
 from scaler_helpers import CAPTURE_MODEL, PageServer, scaler_server, vllm_page  # noqa: F401 (scaler_server: a fixture)
 
@@ -28,16 +26,6 @@ QUOTA = 5.0  # partner's requests/s: the one budget the three replicas spend
 RATE = 25.0  # partner's offered requests/s through Envoy, 5x its quota
 KILL_AT_S, FAILOVER_S, END_S, WARMUP_S = 4.5, 1.5, 10.0, 1.0
 
-
-class _Upstream(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802 (http.server's naming)
-        self.send_response(200)
-        self.send_header("content-length", "2")
-        self.end_headers()
-        self.wfile.write(b"ok")
-
-    def log_message(self, *args):
-        pass
 
 
 def envoy_config(listen: int, admin: int, upstream: int, rls_ports: list[int]) -> str:
@@ -67,8 +55,7 @@ def send(port: int) -> int | str:
 def test_three_replicas_one_envoy_lose_nothing_when_one_dies_mid_burst(scaler_server, redis_server, tmp_path):  # noqa: F811
     redis = redis_server()
     page = PageServer(vllm_page(waiting=0, running=2))  # healthy: GREEN, only the quota limits partner
-    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    upstream = start_upstream()
     models = tmp_path / "models.yaml"
     models.write_text(f"- model: {CAPTURE_MODEL}\n  namespace: {NAMESPACE}\n  source: scrape\n"
                       f"  scrapeTargets: {page.url}\n  ttftSloSeconds: 2\n  perReplicaCapacity: 10\n")

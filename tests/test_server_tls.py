@@ -5,9 +5,7 @@ here with the `cryptography` package: a CA, a server certificate for localhost, 
 from __future__ import annotations
 
 import datetime
-import http.server
 import ipaddress
-import threading
 import urllib.error
 import urllib.request
 
@@ -155,16 +153,6 @@ def test_rls_mutual_tls_admits_envoy_and_refuses_others(pki):
 
 
 
-class _Upstream(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):  # noqa: N802 (http.server's naming)
-        self.send_response(200)
-        self.send_header("content-length", "2")
-        self.end_headers()
-        self.wfile.write(b"ok")
-
-    def log_message(self, *args):
-        pass
-
 
 @pytest.mark.integration
 def test_rendered_envoy_speaks_mutual_tls_to_the_rls(pki, tmp_path):
@@ -172,7 +160,7 @@ def test_rendered_envoy_speaks_mutual_tls_to_the_rls(pki, tmp_path):
     real Envoy gets verdicts from an RLS that requires it; with a certificate of another CA the RLS
     refuses the connection and Envoy fails open (admits)."""
     from conftest import free_port, poll_until
-    from envoy_helpers import EnvoyProcess
+    from envoy_helpers import EnvoyProcess, start_upstream
     from scaler.render.envoy import render_envoy_config
     from scaler_helpers import CAPTURE_MODEL, PageServer, metric, vllm_page
 
@@ -184,8 +172,7 @@ def test_rendered_envoy_speaks_mutual_tls_to_the_rls(pki, tmp_path):
     scaler = InProcessScaler("--poll-interval", "0.2", "--models", str(models), "--rls-port", str(rls_port),
                              "--rls-tls-cert", str(d / "server.pem"), "--rls-tls-key", str(d / "server-key.pem"),
                              "--rls-tls-client-ca", str(d / "ca.pem"))
-    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
-    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    upstream = start_upstream()
     envoys = []
 
     def gateway(client: str) -> int:
