@@ -122,6 +122,11 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
 
     target, reason, detail = _target_state(config, est, prediction, peak)
     pressure_ratio = max(_delay(config, prediction) / budget, _tpot_ratio(config, est))
+    if state.state is State.RED:
+        # Shedding keeps the queue short, so the delay alone would say "recovered" while the
+        # offered load still outpaces what drains before new capacity lands: leave RED only
+        # once the projected peak wait (offered arrivals, landings counted) fits too.
+        pressure_ratio = max(pressure_ratio, peak / budget)
     new_state, reason, detail, relax_since = _hysteresis(config, state, target, reason, detail, pressure_ratio, now)
     changed = new_state != state.state
     admission, retry = _admission_and_retry(config, est, new_state, prediction, peak)
