@@ -22,8 +22,15 @@ QUOTA = 5.0  # partner's requests/s, in every state: the budget the replicas mus
 
 class Replica:
     def __init__(self, models, *flags):
-        port = free_port()
-        self.app = InProcessScaler("--poll-interval", "0.2", "--rls-port", str(port), "--models", str(models), *flags)
+        for attempt in range(5):  # a free port can be taken (a client's ephemeral port) before we bind it
+            port = free_port()
+            try:
+                self.app = InProcessScaler("--poll-interval", "0.2", "--rls-port", str(port), "--models", str(models),
+                                           *flags)
+                break
+            except OSError:
+                if attempt == 4:
+                    raise
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         self.call = self.channel.unary_unary(SHOULD_RATE_LIMIT.path,
                                              request_serializer=SHOULD_RATE_LIMIT.request.SerializeToString,
