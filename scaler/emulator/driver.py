@@ -44,6 +44,14 @@ class ReplicaDriver:
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
 
+    async def finish_in_flight(self, timeout_s: float) -> None:
+        """Let the step in flight deliver its last tokens. The engine marks a request finished when
+        its last step starts and the stream ends when that step's time has come, so a replica with
+        no work left may still owe tokens; stopping it then would abort those streams."""
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        while self._streams and not self.replica.has_work and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.005)
+
     async def stop(self) -> None:
         if self._task:
             self._task.cancel()

@@ -26,6 +26,7 @@ from scaler.emulator.openai_api import ApiError, ServedModel, add_api_routes, er
 from scaler.engine import EngineParams, Fleet, FleetChanges, Member, MemberState
 
 TICK_WALL_S = 0.05  # how often promotions and retirements are checked, in wall seconds
+FLUSH_WALL_S = 2.0  # a retired replica's last step delivers its tokens before the replica stops
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,7 @@ class _ReplicaServer:
             print(f"replica {self.member.index}: cannot listen on {settings.host}:{port}: {exc}", file=sys.stderr)
 
     async def close(self) -> None:
+        await self.driver.finish_in_flight(FLUSH_WALL_S)
         await self.driver.stop()
         if self._runner:
             await self._runner.cleanup()
