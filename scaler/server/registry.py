@@ -168,6 +168,7 @@ class ModelEntry:
                                   running=min(observation.running, MAX_QUEUE),
                                   ready_replicas=min(observation.ready_replicas, MAX_REPLICAS),
                                   completed_total=observation.completed_total,
+                                  generation_tokens_total=observation.generation_tokens_total,
                                   arrivals_total=arrivals, starting_ages=starting_ages))
         self.observation = observation
         try:

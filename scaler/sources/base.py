@@ -37,6 +37,8 @@ class Observation:
     running: float
     ready_replicas: int
     completed_total: float | None  # monotonic across replica restarts (see counters.py)
+    # vllm:generation_tokens_total, monotonic the same way; None when no replica reports it.
+    generation_tokens_total: float | None = None
     note: str = ""  # why a value is what it is, when that is not obvious (e.g. no ready pod)
 
 

@@ -28,9 +28,10 @@ from requests import RequestException
 
 from scaler.sources.base import MAX_RESPONSE_BYTES, ModelQuery, NoSeries, Observation, SourceError
 from scaler.sources.counters import MonotonicCounters
-from scaler.sources.vllm import COMPLETED, RUNNING, WAITING
+from scaler.sources.vllm import COMPLETED, GENERATED, RUNNING, WAITING
 
 READ_CHUNK = 16384  # bytes read at a time (a gzip answer inflates at most ~1000x per chunk)
+PER_REPLICA = ("completed", "generated")  # counters queried per replica (instance), so a restart is a reset
 
 
 def _matcher(label: str, values: Sequence[str]) -> str:
@@ -46,7 +47,7 @@ def model_selector(models: Sequence[str], namespace: str | None = None) -> str:
 
 
 def build_queries(models: Sequence[str], namespace: str | None = None) -> dict[str, str]:
-    """The round: five instant queries, each one answer for every model."""
+    """The round: six instant queries, each one answer for every model."""
     m = model_selector(models, namespace)
     return {
         "waiting": f"sum by (model_name) ({WAITING}{{{m}}})",
@@ -56,6 +57,7 @@ def build_queries(models: Sequence[str], namespace: str | None = None) -> dict[s
                   f"({RUNNING}{{{m}}} and on (job, instance) (up == 1)))"),
         # Per replica, so a restart is seen as that replica's counter reset (counters.py).
         "completed": f"sum by (model_name, instance) ({COMPLETED}{{{m}}})",
+        "generated": f"sum by (model_name, instance) ({GENERATED}{{{m}}})",
         "scraped_at": f"max by (model_name) (timestamp({WAITING}{{{m}}}))",
     }
 
@@ -68,7 +70,8 @@ class PrometheusSource:
         self.timeout_s = timeout_s
         # No retries inside a round: the next poll is the retry, and a dead Prometheus must fail fast.
         self._session = requests.Session()
-        self._counters = MonotonicCounters()
+        # Per-replica counters made monotonic per model (counters.py), one set per counter.
+        self._counters = {name: MonotonicCounters() for name in PER_REPLICA}
         # Its own thread: a slow Prometheus holds this thread only, not the pool that parses pages.
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="prometheus")
 
@@ -81,27 +84,31 @@ class PrometheusSource:
         built = build_queries(models, namespace)
         try:
             # One thread, queries and parsing in turn: parallel threads would fight the RPC loop for the GIL.
-            values, completed = await asyncio.get_running_loop().run_in_executor(self._thread, self._round, built)
+            values, replicas = await asyncio.get_running_loop().run_in_executor(self._thread, self._round, built)
         except SourceError as error:
             raise SourceError(f"prometheus {self.address}: {error}") from None
-        out = {model: self._observation(model, values, completed.get(model, {}), now, namespace) for model in models}
-        self._counters.prune(now)
+        out = {model: self._observation(model, values, {name: replicas[name].get(model, {}) for name in PER_REPLICA},
+                                        now, namespace) for model in models}
+        for counters in self._counters.values():
+            counters.prune(now)
         return out
 
-    def _round(self, built: dict[str, str]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    def _round(self, built: dict[str, str]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, dict[str, float]]]]:
+        """({query: {model: value}}, {counter: {model: {instance: value}}})."""
         deadline = time.monotonic() + 2 * self.timeout_s  # for the whole round, however slowly it answers
         by_name = {name: self._query(q, deadline) for name, q in built.items()}
         try:
-            values = {name: _by_model(name, rows) for name, rows in by_name.items() if name != "completed"}
-            completed: dict[str, dict[str, float]] = {}
-            for row in by_name["completed"]:
-                value = _value(row)
-                labels = row["metric"]
-                if math.isfinite(value):
-                    completed.setdefault(labels.get("model_name"), {})[labels.get("instance", "")] = value
+            values = {name: _by_model(name, rows) for name, rows in by_name.items() if name not in PER_REPLICA}
+            replicas: dict[str, dict[str, dict[str, float]]] = {name: {} for name in PER_REPLICA}
+            for name in PER_REPLICA:
+                for row in by_name[name]:
+                    value = _value(row)
+                    labels = row["metric"]
+                    if math.isfinite(value):
+                        replicas[name].setdefault(labels.get("model_name"), {})[labels.get("instance", "")] = value
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
             raise SourceError(f"malformed answer: {type(exc).__name__}: {str(exc)[:200]}") from None
-        return values, completed
+        return values, replicas
 
     def _query(self, promql: str, deadline: float) -> list[dict]:
         """One instant query's result vector; SourceError on any failure, oversized or slow answer."""
@@ -128,10 +135,13 @@ class PrometheusSource:
         except (RequestException, ValueError, KeyError, TypeError) as exc:
             raise SourceError(f"{type(exc).__name__}: {str(exc)[:300]}") from None
 
-    def _observation(self, model: str, values: dict, counts: dict[str, float], now: float,
+    def _observation(self, model: str, values: dict, counts: dict[str, dict[str, float]], now: float,
                      namespace: str | None = None) -> Observation | SourceError:
         waiting, running = values["waiting"].get(model), values["running"].get(model)
-        total = self._counters.update((namespace, model), counts, now)  # another namespace's are another model's
+        # Keyed by namespace too: another namespace's counters are another model's. A counter no
+        # replica reports is None (unknown), never 0.
+        totals = {name: self._counters[name].update((namespace, model), series, now) if series else None
+                  for name, series in counts.items()}
         if waiting is None and running is None:
             return NoSeries(f"no {WAITING} or {RUNNING} series for model_name={model!r} in Prometheus")
         for name, value in ((WAITING, waiting), (RUNNING, running)):
@@ -144,7 +154,8 @@ class PrometheusSource:
             waiting=max(0.0, waiting or 0.0),
             running=max(0.0, running or 0.0),
             ready_replicas=int(min(ready, 1e9)) if math.isfinite(ready) and ready > 0 else 0,
-            completed_total=total if counts else None,
+            completed_total=totals["completed"],
+            generation_tokens_total=totals["generated"],
         )
 
     async def close(self) -> None:

@@ -35,7 +35,8 @@ class ScrapeSource:
     def __init__(self, timeout_s: float = 2.0, discovery: Discovery | None = None) -> None:
         self.timeout_s = timeout_s
         self._discovery = discovery
-        self._counters = MonotonicCounters()
+        self._completed = MonotonicCounters()
+        self._generated = MonotonicCounters()
         self._session: aiohttp.ClientSession | None = None
         self._limit = asyncio.Semaphore(MAX_CONCURRENT_FETCHES)
         self._fetches: dict[str, tuple[float, asyncio.Future]] = {}  # url -> (tick, its fetch)
@@ -51,7 +52,8 @@ class ScrapeSource:
         for model, model_targets in targets.items():
             out[model] = model_targets if isinstance(model_targets, SourceError) else \
                 self._observation(model, model_targets, pages, now, namespaces[model])
-        self._counters.prune(now)
+        self._completed.prune(now)
+        self._generated.prune(now)
         return out
 
     def _targets(self, query: ModelQuery) -> list[str] | SourceError:
@@ -80,14 +82,17 @@ class ScrapeSource:
         if urls and not answered:
             kind = NoSeries if not any(isinstance(pages[url], Exception) for url in urls) else SourceError
             return kind(f"none of {len(urls)} target(s) answered for {model!r}; first: {errors[0]}")
-        counts = {url: s.completed for url, s in answered.items() if s.completed is not None}
+        completed = {url: s.completed for url, s in answered.items() if s.completed is not None}
+        generated = {url: s.generated for url, s in answered.items() if s.generated is not None}
+        key = (namespace, model)  # keyed by namespace too: the same served name elsewhere is another model
         return Observation(
             time=now,
             waiting=sum(s.waiting for s in answered.values()),
             running=sum(s.running for s in answered.values()),
             ready_replicas=len(answered),
-            # Keyed by namespace too: the same served name elsewhere is another model's counters.
-            completed_total=self._counters.update((namespace, model), counts, now) if counts or not answered else None,
+            # No replica with the counter is unknown (None), unless no replica is up at all.
+            completed_total=self._completed.update(key, completed, now) if completed or not answered else None,
+            generation_tokens_total=self._generated.update(key, generated, now) if generated or not answered else None,
             note="no ready pod" if not urls else (f"{len(errors)} target(s) did not answer" if errors else ""),
         )
 
