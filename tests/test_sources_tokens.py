@@ -147,6 +147,7 @@ def check_tpot(prom, fleet, model: str, step_s: float) -> None:
                     await poller.close()
 
     asyncio.run(run())
+    assert tpot_entry.observation.generation_tokens_total > 0  # output tokens counted since the first poll
     red = [d for d in decisions["tpot"] if d.reason == "tpot-exceeds-slo"]
     assert red, [(d.state.value, d.reason, d.detail) for d in decisions["tpot"]]
     assert red[-1].state.value == "RED" and red[-1].ready_replicas == 2
