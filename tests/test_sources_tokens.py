@@ -152,11 +152,12 @@ def check_tpot(prom, fleet, model: str, step_s: float) -> None:
     assert red, [(d.state.value, d.reason, d.detail) for d in decisions["tpot"]]
     assert red[-1].state.value == "RED" and red[-1].ready_replicas == 2
     # The TPOT it read is the batch's step time: every running request makes a token per step,
-    # so R / (output tokens per second) is one step, at least the 50 ms floor and (on a loaded
-    # 2-core machine) not beyond a few of them.
+    # so R / (output tokens per second) is one step of at least 50 ms (on a loaded 2-core machine
+    # not beyond a few). R is an instant gauge: a client between two requests leaves a slot free
+    # for a moment, hence the margin below.
     tpot_ms = float(re.search(r"makes (\d+) ms per output token", red[-1].detail).group(1))
-    assert 1000 * step_s * 0.9 <= tpot_ms <= 1000 * step_s * 4, red[-1].detail
+    assert 1000 * step_s * 0.6 <= tpot_ms <= 1000 * step_s * 4, red[-1].detail
     # The TPOT term sizes the fleet: ready x tpot / (0.7 x SLO) is far above what the rate asks.
     assert red[-1].demand >= 2 * (tpot_ms - 1) / (0.7 * 20)
     assert not any(d.reason == "tpot-exceeds-slo" for d in decisions["plain"])
-    assert max(d.demand for d in decisions["plain"]) < red[-1].demand / 2
+    assert max(d.demand for d in decisions["plain"]) < 2  # ~4 requests/s ask for less than the 2 ready
