@@ -48,9 +48,9 @@ def test_engines_of_a_data_parallel_replica_are_summed():
     page = vllm_page(waiting=2, running=3, completed=5)
     second = "\n".join(line.replace('engine="0"', 'engine="1"') for line in page.splitlines()
                        if line.startswith(("vllm:num_requests_waiting{", "vllm:num_requests_running{",
-                                           "vllm:request_success_total{")))
+                                           "vllm:request_success_total{", "vllm:generation_tokens_total{")))
     sample = parse_page(page + second + "\n")[CAPTURE_MODEL]
-    assert (sample.waiting, sample.running, sample.completed) == (4, 6, 10)
+    assert (sample.waiting, sample.running, sample.completed, sample.generated) == (4, 6, 10, 2 * 584)
 
 
 def test_nan_queue_leaves_the_model_out_nan_counter_is_unknown():
