@@ -75,6 +75,16 @@ def test_judge_fails_a_level_with_errors_and_one_over_target():
     assert not level.passed and "misses" in level.reason
 
 
+def test_judge_with_a_tpot_target_fails_a_level_whose_output_tokens_are_too_slow():
+    results = [_result(i, 0.05) for i in range(10)]  # TTFT fast, TPOT 10 ms each
+    assert judge(1, results, 0.1, tpot_target_p95_s=0.02).passed
+    for r in results[5:]:
+        r.tpot_s = 0.05
+    level = judge(1, results, 0.1, tpot_target_p95_s=0.02)
+    assert not level.passed and "TPOT p95 50 ms misses" in level.reason
+    assert judge(1, results, 0.1).passed  # without a TPOT target, TTFT alone judges
+
+
 def test_calibration_block_is_a_valid_spec_block():
     levels = [_level(1, True, rps=0.8), _level(8, True, rps=5.0), _level(16, False), _level(12, False), _level(10, True, rps=6.1),
               _level(11, False)]

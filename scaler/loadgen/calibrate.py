@@ -50,8 +50,11 @@ class Level:
         return asdict(self)
 
 
-def judge(concurrency: int, results: Sequence[Result], target_p95_s: float) -> Level:
-    """Measure a level from its results (ordered by start) against the TTFT p95 target."""
+def judge(concurrency: int, results: Sequence[Result], target_p95_s: float,
+          tpot_target_p95_s: float | None = None) -> Level:
+    """Measure a level from its results (ordered by start) against the TTFT p95 target and, when
+    given, the TPOT p95 target: a batch that keeps its first tokens in time but slows every
+    output token past the SLO does not hold the SLO either."""
     failed = sum(r.outcome != OK for r in results)
     kept = [r for r in results[concurrency:] if r.outcome == OK]
     if failed or not kept:
@@ -63,10 +66,15 @@ def judge(concurrency: int, results: Sequence[Result], target_p95_s: float) -> L
     p95 = float(np.percentile(ttft, 95))
     passed = p95 <= target_p95_s
     relation = "meets" if passed else "misses"
+    why = f"TTFT p95 {p95:.3f}s {relation} the {target_p95_s:g}s target"
+    if tpot_target_p95_s is not None and tpots:
+        tpot_p95 = float(np.percentile(tpots, 95))
+        slow = tpot_p95 > tpot_target_p95_s
+        passed = passed and not slow
+        why += f"; TPOT p95 {tpot_p95 * 1000:.0f} ms {'misses' if slow else 'meets'} the {tpot_target_p95_s * 1000:g} ms target"
     return Level(
         concurrency, len(kept), 0, float(np.percentile(ttft, 50)), p95, float(np.percentile(ttft, 99)),
-        float(np.median(tpots)) if tpots else None, e2e_mean, concurrency / e2e_mean, passed,
-        f"TTFT p95 {p95:.3f}s {relation} the {target_p95_s:g}s target")
+        float(np.median(tpots)) if tpots else None, e2e_mean, concurrency / e2e_mean, passed, why)
 
 
 def next_concurrency(levels: Sequence[Level], max_concurrency: int, resolution: float = 0.05) -> tuple[int | None, str]:

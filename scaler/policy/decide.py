@@ -269,16 +269,17 @@ def _admission_and_retry(config: PolicyConfig, est: Estimate, state: State, pred
     """The RED admission rate and the Retry-After for refused requests (docs/policy.md)."""
     budget, drain = config.budget_s, est.drain_rps
     slots, ready = est.slots, est.ready
-    # What current capacity can take within budget: the drain rate, plus free batch slots (they
-    # start requests at once) spread until capacity arrives, or minus the queue beyond what
-    # drains within budget, removed within one budget.
+    # What current capacity can take within budget: the drain rate, plus the free batch slots
+    # (they start requests at once) filled within one budget, or minus the queue beyond what
+    # drains within budget, removed within one budget. Free slots are not saved for later: a
+    # refused request is a miss now, so holding a slot back only trades it for a later one.
     free_slots = max(0.0, ready * slots - est.running - est.waiting) if slots is not None else 0.0
     queued_excess = max(0.0, est.waiting - drain * budget * config.red_exit_ratio)
     until_capacity = est.landings[0] if est.landings else est.scale_up_s
     admission = None
     if state is State.RED:
         if free_slots > 0:
-            admission = drain + free_slots / max(until_capacity, budget)
+            admission = drain + free_slots / budget
         else:
             admission = max(0.0, drain - queued_excess / budget)
         admission = min(admission, _prefill_admission(config, est, prediction))

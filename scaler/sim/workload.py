@@ -97,7 +97,7 @@ def _check_fits(arrivals: list[Arrival], max_model_len: int) -> None:
 
 def _finish(name, description, arrivals, duration, burst, setup, seed, note="", calibration=None) -> Workload:
     _check_fits(arrivals, setup.params.max_model_len)
-    calibration = calibration or calibrate(setup.params, arrivals, seed, setup.ttft_slo_s)
+    calibration = calibration or calibrate(setup.params, arrivals, seed, setup.ttft_slo_s, setup.tpot_slo_s)
     sizing = size(arrivals, duration, calibration.capacity_rps, setup.target_utilization)
     return Workload(name, description, tuple(arrivals), duration, burst, calibration, sizing, note)
 
@@ -146,7 +146,7 @@ def builtin_trace(name: str, setup: Setup, seed: int, traces_dir: Path = TRACES_
         raw = spread_ties(raw, random.Random(seed), MOONCAKE_TICK_S)
         note = "Mooncake timestamps come in ~3 s ticks: each tick's requests are spread uniformly over its 3 s. "
     duration = raw[-1].time + 1.0
-    calibration = calibrate(setup.params, raw, seed, setup.ttft_slo_s)
+    calibration = calibrate(setup.params, raw, seed, setup.ttft_slo_s, setup.tpot_slo_s)
     raw_peak = max(rate_profile(raw, PEAK_BIN_S, duration))
     factor = peak_replicas * calibration.capacity_rps * setup.target_utilization / raw_peak
     arrivals = rate_scale(raw, factor, random.Random(seed))

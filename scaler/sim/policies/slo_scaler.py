@@ -16,9 +16,12 @@ Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobje
   scaler.policy.behavior: scale up max(100%, 4 pods) per 15 s with no window, scale down 100% per
   15 s after a 15 s window (the policy itself holds ready replicas for 3 scale-up latencies and
   lets starting ones be cancelled);
-- shedding: scaler.admission.admit on every attempt (GREEN admits, YELLOW sheds batch and
-  background, RED admits the drainable rate by class and tenant share, Retry-After), tenants of
-  the workload configured with equal weights.
+- shedding: scaler.admission.admit on every attempt (GREEN and YELLOW admit, RED admits the
+  drainable rate by class priority and tenant share, Retry-After), tenants of the workload
+  configured with equal weights. `yellowShedClasses` is set to none: the bench holds every class
+  to the same SLO, so a batch request refused while the fleet still meets it is a miss bought
+  for nothing (the shipped default sheds batch and background in YELLOW, for deployments whose
+  batch traffic has no TTFT SLO).
 """
 
 from __future__ import annotations
@@ -95,7 +98,7 @@ class SloScaler(Policy):
         self.keda_state = self.keda_state(self.keda)
         tenants = sorted({a.tenant for a in ctx.arrivals})
         self.shedding = shedding  # False: the scaler alone (for ablations), every attempt admitted
-        self.admission = AdmissionConfig(tenants={t: TenantConfig() for t in tenants})
+        self.admission = AdmissionConfig(tenants={t: TenantConfig() for t in tenants}, yellow_shed=frozenset())
         self.admission_state = AdmissionState()
         self._rng = random.Random(f"admission-{ctx.seed}")
         self._last_scrape: float | None = None
