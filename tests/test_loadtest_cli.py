@@ -37,7 +37,8 @@ def test_bad_loadtest_input_names_the_flag(argv, expected, capsys):
 
 
 @pytest.mark.parametrize("argv, expected", [(["--ttft-p95", "0"], "--ttft-p95: expected a number > 0"),
-                                            (["--ttft-p95", "1", "--spread", "1.5"], "--spread: expected a fraction")])
+                                            (["--ttft-p95", "1", "--spread", "1.5"], "--spread: expected a fraction"),
+                                            (["--ttft-p95", "1", "--tpot-p95", "0"], "--tpot-p95: expected a number > 0")])
 def test_bad_calibrate_input_names_the_field(argv, expected, capsys):
     assert main(["calibrate", "http://127.0.0.1:9", *argv]) == 2
     assert expected in capsys.readouterr().out

@@ -142,6 +142,7 @@ def calibration_block(levels: Sequence[Level], target_p95_s: float, note: str) -
 class CalibrateConfig:
     url: str
     target_p95_s: float
+    tpot_target_p95_s: float | None = None  # None: TTFT alone judges a level
     api: str | None = None
     model: str | None = None
     speed: float = 1.0
@@ -159,6 +160,8 @@ class CalibrateConfig:
         for name in ("target_p95_s", "speed", "timeout_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name}: expected a number > 0, got {getattr(self, name)!r}")
+        if self.tpot_target_p95_s is not None and not self.tpot_target_p95_s > 0:
+            raise ValueError(f"tpot_target_p95_s: expected a number > 0, got {self.tpot_target_p95_s!r}")
         for name in ("prompt_tokens", "max_tokens", "min_requests", "rounds", "max_concurrency"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -202,7 +205,7 @@ async def run_calibration(config: CalibrateConfig, on_level=None, on_progress=No
                     on_progress(c, done, total)
 
             results = await closed_loop(client, concurrency, requests, clock, progress, stagger, rng)
-            levels.append(judge(concurrency, results, config.target_p95_s))
+            levels.append(judge(concurrency, results, config.target_p95_s, config.tpot_target_p95_s))
             concurrency, why = next_concurrency(levels, config.max_concurrency, config.resolution)
             if on_level:
                 on_level(levels[-1], why)

@@ -26,7 +26,7 @@ example:
 
 
 # CalibrateConfig's fields as the command line spells them, for error messages.
-CONFIG_FLAGS = {"target_p95_s": "--ttft-p95", "speed": "--speed", "timeout_s": "--timeout",
+CONFIG_FLAGS = {"target_p95_s": "--ttft-p95", "tpot_target_p95_s": "--tpot-p95", "speed": "--speed", "timeout_s": "--timeout",
                 "prompt_tokens": "--prompt-tokens", "max_tokens": "--max-tokens", "min_requests": "--min-requests",
                 "rounds": "--rounds", "max_concurrency": "--max-concurrency", "spread": "--spread"}
 
@@ -36,6 +36,9 @@ def register(subparsers) -> None:
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_endpoint_arguments(parser, "one replica: http://host:8000 (vLLM, emulator replica), http://host/openai (KServe)")
     parser.add_argument("--ttft-p95", type=float, required=True, help="TTFT p95 target in seconds (the spec's slo)")
+    parser.add_argument("--tpot-p95", type=float, default=None,
+                        help="TPOT p95 target in seconds: a level whose output tokens are slower misses too "
+                             "(the spec's tpot SLO, when it has one)")
     parser.add_argument("--prompt-tokens", type=int, default=512, help="prompt size of every request (default 512)")
     parser.add_argument("--max-tokens", type=int, default=128, help="mean output size (default 128)")
     parser.add_argument("--spread", type=float, default=0.25,
@@ -92,7 +95,7 @@ def main(args: argparse.Namespace) -> int:
     console = Console()
     try:
         config = CalibrateConfig(
-            url=args.url, target_p95_s=args.ttft_p95, api=args.api, model=args.model, speed=args.speed,
+            url=args.url, target_p95_s=args.ttft_p95, tpot_target_p95_s=args.tpot_p95, api=args.api, model=args.model, speed=args.speed,
             prompt_tokens=args.prompt_tokens, max_tokens=args.max_tokens, spread=args.spread,
             min_requests=args.min_requests, rounds=args.rounds, max_concurrency=args.max_concurrency,
             timeout_s=args.timeout, seed=args.seed).check()
@@ -120,7 +123,8 @@ def main(args: argparse.Namespace) -> int:
         console.print(f"[red]error:[/red] {exc}")
         return 2
     safe = safe_level(levels)
-    note = (f"slo-scaler calibrate {args.url} ({model}): TTFT p95 target {args.ttft_p95:g}s, "
+    tpot = f", TPOT p95 target {args.tpot_p95 * 1000:g} ms" if args.tpot_p95 is not None else ""
+    note = (f"slo-scaler calibrate {args.url} ({model}): TTFT p95 target {args.ttft_p95:g}s{tpot}, "
             f"prompt {args.prompt_tokens} tokens, output {args.max_tokens} +-{args.spread:.0%}")
     block, values = calibration_block(levels, args.ttft_p95, note)
     console.print(levels_table(levels))
