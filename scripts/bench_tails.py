@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
+import os
 import random
 import threading
 import statistics
@@ -86,11 +87,25 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def children(pid: int) -> list[int]:
+    """Processes whose parent is `pid` (serve's RLS process)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
 def sample_rss(pid: int, start: float, end: float, samples: list) -> None:
-    """(seconds since start, RSS MB) every 5 s of the measured period, on a thread."""
+    """(seconds since start, serve's RSS MB, its RLS process's RSS MB) every 5 s of the measured
+    period, on a thread."""
     while time.time() < end:
         if time.time() >= start:
-            samples.append((time.time() - start, rss_mb(pid)))
+            samples.append((time.time() - start, rss_mb(pid), sum(rss_mb(child) for child in children(pid))))
         time.sleep(5.0)
 
 
@@ -105,6 +120,10 @@ def main() -> int:
     parser.add_argument("--scaledobjects", type=int, default=300)
     parser.add_argument("--rls-rps", type=float, default=500.0)
     parser.add_argument("--seconds", type=float, default=30.0, help="measured seconds, after a 5 s warm-up")
+    parser.add_argument("--nice", type=int, default=10, help="niceness of the load generators (this process "
+                        "and the RLS client); serve and Prometheus keep the normal priority (default 10)")
+    parser.add_argument("--poll-interval", type=float, default=1.0,
+                        help="serve's poll interval; a huge value measures the RPC paths alone")
     parser.add_argument("--out", type=Path, default=Path("bench-out/bench-tails.png"), help="CDF plot (PNG)")
     args = parser.parse_args()
     console = Console(stderr=True)
@@ -118,9 +137,12 @@ def main() -> int:
                      "perReplicaCapacity": "4", "source": "prometheus", "prometheusAddress": prometheus}
                     for m in models]
         rls_port = free_port()
-        serve = lab.serve("--poll-interval", "1", "--rls-port", str(rls_port))
+        serve = lab.serve("--poll-interval", str(args.poll_interval), "--rls-port", str(rls_port))
+        # The load generators stand for KEDA and Envoy, which run on other machines: on this one they
+        # yield the CPU to serve and Prometheus (both started above, at the normal priority).
+        os.nice(args.nice)
         console.print(f"{len(models)} ScaledObjects at 1/s, {args.rls_rps:g} RLS calls/s, {args.seconds:g} s "
-                      f"measured; workdir {lab.workdir}")
+                      f"measured, load generators at nice {args.nice}; workdir {lab.workdir}")
         receive, send = multiprocessing.get_context("spawn").Pipe(duplex=False)
         start = time.time() + 3.0  # the child starts its clock with the KEDA clients
         child = multiprocessing.get_context("spawn").Process(
@@ -148,11 +170,13 @@ def main() -> int:
                   *(f"{keda_q[k]:.2f}" for k in keda_q), "")
     Console().print(table)
     if len(rss) >= 2:
-        first, last, peak = rss[0][1], rss[-1][1], max(v for _, v in rss)
-        print(f"serve RSS over the measured {args.seconds:g} s: first {first:.0f} MB, last {last:.0f} MB "
-              f"({100 * (last - first) / first:+.1f}%), peak {peak:.0f} MB, {len(rss)} samples")
-        minutes = [f"{t / 60:.0f} min {v:.0f} MB" for t, v in rss if int(t) % 60 < 5]
-        print("serve RSS each minute: " + ", ".join(minutes))
+        for name, column in (("serve", 1), ("its RLS process", 2), ("both", None)):
+            values = [v[column] if column else v[1] + v[2] for v in rss]
+            first, last, peak = values[0], values[-1], max(values)
+            print(f"{name} RSS over the measured {args.seconds:g} s: first {first:.0f} MB, last {last:.0f} MB "
+                  f"({100 * (last - first) / max(first, 1e-9):+.1f}%), peak {peak:.0f} MB, {len(values)} samples")
+        minutes = [f"{t / 60:.0f} min {a:.0f}+{b:.0f} MB" for t, a, b in rss if int(t) % 60 < 5]
+        print("serve+RLS RSS each minute: " + ", ".join(minutes))
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, ms in (("ShouldRateLimit", rls_ms), ("GetMetrics", keda_ms)):

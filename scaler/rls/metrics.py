@@ -11,12 +11,15 @@
 Labels are bounded: `namespace`, `model` a model the scaler knows (else "", "unknown"), `class` one of the four
 classes, `tenant` a configured tenant (else "other"), `code` OK|503|429 (the configured codes),
 `reason` one of the admission reasons. Counting is a dict increment (cheap on the hot path);
-the families are built at scrape time, the way client_python's custom collectors work.
+the families are built at scrape time, the way client_python's custom collectors work. In
+`serve` the RLS runs in a process of its own: its counts reach serve's /metrics with `take` there
+and `merge` here (scaler/rls/process.py).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from collections import Counter
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, SummaryMetricFamily
@@ -33,15 +36,30 @@ class RlsMetrics(Collector):
         self._registry = registry  # scaler.server.registry.ModelRegistry: models and their decisions
         self._store = store or StoreStats()
         self._decisions: Counter[tuple[str, str, str, str, str, str]] = Counter()
+        self._lock = threading.Lock()
 
     def count(self, namespace: str, model: str, request_class: str, tenant: str, code: str, reason: str) -> None:
-        self._decisions[(namespace, model, request_class, tenant, code, reason)] += 1
+        with self._lock:
+            self._decisions[(namespace, model, request_class, tenant, code, reason)] += 1
+
+    def take(self) -> Counter:
+        """The counts since the last `take` (the RLS process sends them to serve)."""
+        with self._lock:
+            taken, self._decisions = self._decisions, Counter()
+        return taken
+
+    def merge(self, counts: Counter) -> None:
+        """Add counts taken in the RLS process."""
+        with self._lock:
+            self._decisions.update(counts)
 
     def collect(self):
         decisions = CounterMetricFamily(
             "slo_scaler_rls_decisions", "Rate-limit decisions, by the code the client got and the reason.",
             labels=("namespace", "model", "class", "tenant", "code", "reason"))
-        for labels, n in sorted(self._decisions.items()):
+        with self._lock:
+            counted = sorted(self._decisions.items())
+        for labels, n in counted:
             decisions.add_metric(labels, n)
         yield decisions
         rate = GaugeMetricFamily(

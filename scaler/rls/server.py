@@ -5,9 +5,10 @@ starts the gRPC server on its own port and returns it (None when --rls-port is 0
 shares the scaler's ModelRegistry, so it knows a model as soon as the scaler does, and its
 metrics join the scaler's /metrics through `metrics_registry`.
 
-It runs on grpc's thread-pool server, not on the asyncio loop that polls sources and answers
-KEDA: an RLS answer never waits behind a poll round (the decision only reads the registry; the
-admission state has its own lock, see service.py).
+It runs on grpc's thread-pool server, not on an asyncio loop (the decision only reads the
+registry; the admission state has its own lock, see service.py). `serve` runs it in a process
+of its own (scaler/rls/process.py), so an answer never waits for the GIL behind a poll round or
+KEDA's calls; tests and benchmarks also run it in-process on a real ModelRegistry.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from scaler.rls.stubs import rls
 from scaler.server.guard import SERVER_OPTIONS, SyncDecodeGuard
 from scaler.state import open_store
 
-__all__ = ["add_arguments", "start", "build_service", "RlsServer"]
+__all__ = ["add_arguments", "start", "serve_settings", "build_service", "RlsServer"]
 log = logging.getLogger(__name__)
 WORKERS = 8  # calls decided at once; each holds the admission lock for ~0.03 ms
 
@@ -61,6 +62,12 @@ async def start(registry, args: argparse.Namespace, metrics_registry: CollectorR
     settings = RlsSettings.from_args(args)
     if settings.port == 0:
         return None
+    return await serve_settings(registry, settings, metrics_registry)
+
+
+async def serve_settings(registry, settings: RlsSettings, metrics_registry: CollectorRegistry | None = None
+                         ) -> RlsServer:
+    """`start` with the flags already read (the RLS process of `serve` gets them this way)."""
     if registry is not None:
         registry.bind_loop(asyncio.get_running_loop())  # arrivals from RLS threads notify on the loop
     service = build_service(registry, settings, metrics_registry)

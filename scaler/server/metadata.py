@@ -117,6 +117,9 @@ class ModelKey(tuple):
     def __new__(cls, namespace: str | None, model: str) -> "ModelKey":
         return tuple.__new__(cls, (namespace or "", model))
 
+    def __getnewargs__(self) -> tuple[str, str]:  # pickled to the RLS process
+        return self[0], self[1]
+
     @property
     def namespace(self) -> str:
         return self[0]

@@ -109,11 +109,11 @@ class ModelEntry:
     def last_arrival(self) -> float | None:
         return self.arrivals.last
 
-    def record_arrivals(self, n: int = 1, admitted: bool = True) -> None:
+    def record_arrivals(self, n: float = 1, admitted: bool = True, at: float | None = None) -> None:
         """Offered requests seen by the rate-limit service (counted against the clock, so a
-        snapshot pairs with the count as of its own data time). A model with no ready replica
-        wakes StreamIsActive at once (scale from zero)."""
-        now = self._clock()
+        snapshot pairs with the count as of its own data time; `at`: when the RLS process saw
+        them). A model with no ready replica wakes StreamIsActive at once (scale from zero)."""
+        now = self._clock() if at is None else at
         self.arrivals.add(n, now, admitted)
         if not self.active and self.is_active(now):
             self.active = True
@@ -129,23 +129,23 @@ class ModelEntry:
         last = self.arrivals.last
         return blind and last is not None and now - last < self.config.rate_window_s
 
+    @property
+    def observed_at(self) -> float | None:
+        """The data time of the latest good observation."""
+        return None if self.observation is None else self.observation.time
+
     def input_age(self, now: float) -> float | None:
-        return None if self.observation is None else max(0.0, now - self.observation.time)
+        return input_age(self.observed_at, now)
 
     def is_stale(self, now: float) -> bool:
-        age = self.input_age(now)
-        return age is None or age > self.config.max_staleness_s
+        return is_stale(self.observed_at, self.config.max_staleness_s, now)
 
     def decision_at(self, now: float) -> Decision | None:
         """What admission acts on now: the latest decision, or UNKNOWN once its inputs are older
         than maxStalenessSeconds (the poller may be slow or stopped: checked per call)."""
-        decision = self.decision
-        if decision is None or decision.state is State.UNKNOWN or not self.is_stale(now):
-            return decision
-        if self._stale_view is None or self._stale_view[0] is not decision:
-            view = unknown_decision(decision, now, SOURCE_STALE, self._stale_detail(now))
-            self._stale_view = (decision, view)
-        return self._stale_view[1]
+        view, self._stale_view = decision_at(self.decision, self.observed_at, self.config.max_staleness_s, now,
+                                             self._stale_view)
+        return view
 
     def apply(self, observation: Observation, starting_ages: tuple[float, ...] | None, now: float,
               query_seconds: float) -> Decision:
@@ -227,9 +227,7 @@ class ModelEntry:
         return self._unknown(reason, error, now)
 
     def _stale_detail(self, now: float) -> str:
-        age = self.input_age(now)
-        seen = "no observation yet" if age is None else f"the newest data is {age:.1f}s old"
-        return f"{seen} (maxStalenessSeconds {self.config.max_staleness_s:g})"
+        return stale_detail(self.observed_at, self.config.max_staleness_s, now)
 
     def _unknown(self, reason: str, detail: str, now: float) -> Decision:
         return self._keep(unknown_decision(self.known or self.decision, now, reason, detail, model=self.name,
@@ -284,6 +282,43 @@ class ModelEntry:
 
 def _owner_text(owner: tuple[str, str]) -> str:
     return "the server's --models/--config" if owner == CONFIG_OWNER else f"ScaledObject {owner[0]}/{owner[1]}"
+
+
+def input_age(observed_at: float | None, now: float) -> float | None:
+    return None if observed_at is None else max(0.0, now - observed_at)
+
+
+def is_stale(observed_at: float | None, max_staleness_s: float, now: float) -> bool:
+    age = input_age(observed_at, now)
+    return age is None or age > max_staleness_s
+
+
+def stale_detail(observed_at: float | None, max_staleness_s: float, now: float) -> str:
+    age = input_age(observed_at, now)
+    seen = "no observation yet" if age is None else f"the newest data is {age:.1f}s old"
+    return f"{seen} (maxStalenessSeconds {max_staleness_s:g})"
+
+
+def decision_at(decision: Decision | None, observed_at: float | None, max_staleness_s: float, now: float,
+                cached: tuple[Decision, Decision] | None = None
+                ) -> tuple[Decision | None, tuple[Decision, Decision] | None]:
+    """What admission acts on at `now` (ModelEntry.decision_at, and the RLS process's copy of a
+    model): `decision`, or its UNKNOWN view once the inputs are older than `max_staleness_s`.
+    `cached` is the previous (decision, view) pair, returned updated: one view per decision."""
+    if decision is None or decision.state is State.UNKNOWN or not is_stale(observed_at, max_staleness_s, now):
+        return decision, cached
+    if cached is None or cached[0] is not decision:
+        cached = (decision, unknown_decision(decision, now, SOURCE_STALE,
+                                             stale_detail(observed_at, max_staleness_s, now)))
+    return cached[1], cached
+
+
+def find(entries: Mapping, by_name: Mapping, model: str, namespace: str | None):
+    """ModelRegistry.get over (key -> entry, served name -> keys): shared with the RLS process's copy."""
+    if namespace:
+        return entries.get(ModelKey(namespace, model)) or entries.get(ModelKey("", model))
+    keys = by_name.get(model)
+    return entries[next(iter(keys))] if keys and len(keys) == 1 else None
 
 
 def unknown_decision(last: Decision | None, now: float, reason: str, detail: str, *, model: str = "",
@@ -365,10 +400,7 @@ class ModelRegistry:
         """The model `namespace`/`model`, or the one configured without a namespace; without a
         namespace, the model of that served name only when it is unique (two namespaces serving it
         make the name ambiguous: None, which admission reads as unknown, so it admits)."""
-        if namespace:
-            return self._entries.get(ModelKey(namespace, model)) or self._entries.get(ModelKey("", model))
-        keys = self._by_name.get(model)
-        return self._entries[next(iter(keys))] if keys and len(keys) == 1 else None
+        return find(self._entries, self._by_name, model, namespace)
 
     def entry(self, key: ModelKey) -> ModelEntry | None:
         """Exactly the model `key`."""

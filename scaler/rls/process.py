@@ -1,0 +1,203 @@
+"""serve's side of the RLS process (scaler/rls/worker.py): start it, publish, count, stop.
+
+Publishing: every PUBLISH_EVERY_S (and before each /metrics page) the models whose decision, data
+time or configuration changed since the last publish go to the process, removed ones as None; the
+--config shedding settings when they change. Sends run on a thread of their own, so a slow reader
+never holds the loop. The process's counts come back on the loop (add_reader): arrivals into each
+model's ArrivalCounter with the time the RLS saw them, decision counts and state-store statistics
+into the collector on serve's /metrics. `sync()` makes a /metrics page consistent: what it shows as
+decided has reached the RLS, and every RLS answer given before it is counted on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+from dataclasses import fields
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry
+
+from scaler.rls.metrics import RlsMetrics
+from scaler.rls.settings import RlsSettings
+from scaler.rls.worker import PublishedModel
+from scaler.state import StoreStats
+
+log = logging.getLogger("scaler.rls")
+PUBLISH_EVERY_S = 0.05
+START_TIMEOUT_S = 30.0
+SYNC_TIMEOUT_S = 1.0  # a /metrics page never waits longer than this for the RLS process
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+
+
+class RlsProcess:
+    def __init__(self, registry, proc: subprocess.Popen, conn: Connection, metrics: RlsMetrics,
+                 stats: StoreStats) -> None:
+        self.registry, self.proc, self.conn = registry, proc, conn
+        self.metrics, self.stats = metrics, stats
+        self.address: str | None = None
+        self._sent: dict = {}  # key -> (decision, observed_at, config) as last published
+        self._shedding: dict | None = None
+        self._outbox: queue.Queue = queue.Queue()
+        self._sender = threading.Thread(target=self._send_all, name="rls-publish", daemon=True)
+        self._sender.start()
+        self._replies: dict[int, asyncio.Future] = {}
+        self._syncs = 0
+        self._loop = asyncio.get_running_loop()
+        self._publishing: asyncio.Task | None = None
+        self._stopping = False
+
+    @classmethod
+    async def start(cls, registry, args, metrics_registry: CollectorRegistry) -> RlsProcess | None:
+        """The RLS process for `args`' --rls-* flags, serving once this returns; None with --rls-port 0.
+        OSError when it cannot listen, RuntimeError for anything else it could not start with."""
+        settings = RlsSettings.from_args(args)  # bad flags fail here, in serve, as before
+        if settings.port == 0:
+            return None
+        ours, theirs = socket.socketpair()
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_ROOT),
+                                                                         os.environ.get("PYTHONPATH")])))
+        proc = subprocess.Popen([sys.executable, "-m", "scaler.rls.worker", str(theirs.fileno()), args.log_level],
+                                pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL)
+        theirs.close()
+        stats = StoreStats()
+        metrics = RlsMetrics(registry, stats)
+        metrics_registry.register(metrics)
+        rls = cls(registry, proc, Connection(ours.detach()), metrics, stats)
+        rls.publish()  # every model known now is known to the RLS before it answers
+        rls._outbox.put(("serve", settings))
+        loop = asyncio.get_running_loop()
+        try:
+            reply = await asyncio.wait_for(loop.run_in_executor(None, rls._first_reply), START_TIMEOUT_S)
+        except (TimeoutError, EOFError, OSError) as error:
+            await rls._kill()
+            raise RuntimeError(f"the rate-limit service process did not start: {error!r}") from None
+        if reply[0] == "failed":
+            await rls._kill()
+            raise (OSError if reply[1] == "OSError" else RuntimeError)(reply[2])
+        rls.address = reply[1]
+        loop.add_reader(rls.conn.fileno(), rls._receive)
+        rls._publishing = asyncio.create_task(rls._publish_loop())
+        return rls
+
+    def _first_reply(self):
+        while True:
+            message = self.conn.recv()
+            if message[0] in ("ready", "failed"):
+                return message
+            self._apply(message)
+
+    def publish(self) -> None:
+        """Send what changed since the last publish (on the loop: reads the registry)."""
+        changes, seen = {}, set()
+        for entry in self.registry.models():
+            seen.add(entry.key)
+            view = (entry.decision, entry.observed_at, entry.config)
+            last = self._sent.get(entry.key)
+            if last is None or any(a is not b for a, b in zip(view, last)):
+                self._sent[entry.key] = view
+                changes[entry.key] = PublishedModel(entry.key, entry.config, entry.decision, entry.observed_at)
+        for key in [k for k in self._sent if k not in seen]:
+            del self._sent[key]
+            changes[key] = None
+        if changes:
+            self._outbox.put(("models", changes))
+        shedding = dict(self.registry.shedding)
+        if shedding != self._shedding:
+            self._shedding = shedding
+            self._outbox.put(("shedding", shedding))
+
+    async def _publish_loop(self) -> None:
+        while True:
+            await asyncio.sleep(PUBLISH_EVERY_S)
+            try:
+                self.publish()
+            except Exception:  # noqa: BLE001 (the next tick retries; the RLS fails open on stale views)
+                log.exception("rls publish failed", extra={"fields": {"event": "rls_error"}})
+
+    async def sync(self) -> None:
+        """Publish now and wait (at most SYNC_TIMEOUT_S) until the RLS has it and its counts are in."""
+        if self.proc.poll() is not None:
+            return
+        self.publish()
+        self._syncs += 1
+        n, future = self._syncs, self._loop.create_future()
+        self._replies[n] = future
+        self._outbox.put(("sync", n))
+        try:
+            await asyncio.wait_for(future, SYNC_TIMEOUT_S)
+        except TimeoutError:
+            pass
+        finally:
+            self._replies.pop(n, None)
+
+    def _send_all(self) -> None:
+        while (message := self._outbox.get()) is not None:
+            try:
+                self.conn.send(message)
+            except OSError:
+                return  # the process is gone: _receive logs it
+
+    def _receive(self) -> None:
+        try:
+            while self.conn.poll():
+                self._apply(self.conn.recv())
+        except (EOFError, OSError):
+            self._loop.remove_reader(self.conn.fileno())
+            if not self._stopping:
+                log.error("rate-limit service process exited; Envoy fails open on the lost port",
+                          extra={"fields": {"event": "rls_exited", "returncode": self.proc.poll()}})
+
+    def _apply(self, message) -> None:
+        kind = message[0]
+        if kind == "counts":
+            _, arrivals, decisions, stats = message
+            for key, (offered, admitted, at) in arrivals.items():
+                entry = self.registry.entry(key)
+                if entry is not None:
+                    if admitted:
+                        entry.record_arrivals(admitted, admitted=True, at=at)
+                    if offered > admitted:
+                        entry.record_arrivals(offered - admitted, admitted=False, at=at)
+            self.metrics.merge(decisions)
+            for field in fields(StoreStats):
+                setattr(self.stats, field.name, getattr(stats, field.name))
+        elif kind == "synced":
+            future = self._replies.get(message[1])
+            if future is not None and not future.done():
+                future.set_result(None)
+
+    async def stop(self, grace: float | None) -> None:
+        """Stop taking calls (in-flight ones get `grace` seconds), collect the last counts, wait."""
+        self._stopping = True
+        if self._publishing is not None:
+            self._publishing.cancel()
+        self._outbox.put(("stop", grace))
+        try:
+            await asyncio.wait_for(asyncio.to_thread(self.proc.wait), (grace or 0.0) + 5.0)
+        except TimeoutError:
+            await self._kill()
+        self._receive()  # the final counts, then EOF
+        await self._close()
+
+    async def _kill(self) -> None:
+        self._stopping = True
+        self.proc.kill()
+        await asyncio.to_thread(self.proc.wait)
+        await self._close()
+
+    async def _close(self) -> None:
+        self._outbox.put(None)
+        await asyncio.to_thread(self._sender.join, 5)
+        try:
+            self._loop.remove_reader(self.conn.fileno())
+        except (ValueError, OSError):
+            pass
+        self.conn.close()
