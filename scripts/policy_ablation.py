@@ -10,7 +10,11 @@ default configuration (one configuration for every workload, never tuned) and fo
   previous rule);
 - no-burst-headroom: demand without the largest recent bursts;
 - no-tpot: demand without the time-per-output-token term;
-- slow-release: the previous HPA behaviour (scale down 1 pod a minute after a 300 s window).
+- slow-release: the previous HPA behaviour (scale down 1 pod a minute after a 300 s window);
+- spread-admission: RED spreads the free batch slots until capacity lands (the previous rule)
+  instead of filling them within one budget;
+- yellow-sheds: the shipped default yellowShedClasses (batch, background refused in YELLOW);
+- ttft-only-slots: maxConcurrency calibrated on TTFT alone (the previous calibration).
 
 Prints, per workload, each variant's SLO attainment (TTFT and TPOT), TTFT-only attainment and
 GPU-seconds on the evaluation window: mean and min-max over the seeds.
@@ -31,10 +35,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from scaler.admission import AdmissionConfig  # noqa: E402
 from scaler.autoscaling import ScalingPolicy, ScalingRules  # noqa: E402
 from scaler.policy import headroom  # noqa: E402
 from scaler.policy.predict import Prediction  # noqa: E402
-from scaler.sim import policies  # noqa: E402
+from scaler.sim import calibrate, policies  # noqa: E402
 from scaler.sim.policies.slo_scaler import SloScaler  # noqa: E402
 from scaler.sim.setup import Setup  # noqa: E402
 from scaler.sim.sweep import run_point  # noqa: E402
@@ -105,7 +110,44 @@ class SlowRelease(Variant):
         self.keda = replace(self.keda, hpa=replace(self.keda.hpa, scale_down=OLD_SCALE_DOWN))
 
 
-VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease)
+def _spread_admission(original):
+    def admission(config, est, state, prediction, peak):
+        # The previous rule: free slots spread until the next replica lands, not filled within
+        # one budget (every other bound the same, so the lower of the two).
+        rate, retry = original(config, est, state, prediction, peak)
+        free = max(0.0, est.ready * est.slots - est.running - est.waiting) if est.slots is not None else 0.0
+        if rate is None or free <= 0:
+            return rate, retry
+        until = est.landings[0] if est.landings else est.scale_up_s
+        return min(rate, est.drain_rps + free / max(until, config.budget_s)), retry
+    return admission
+
+
+class SpreadAdmission(Variant):
+    name = "ours-spread-admission"
+    patch = (decide_module, "_admission_and_retry", _spread_admission(decide_module._admission_and_retry))
+
+
+class YellowSheds(SloScaler):
+    name = "ours-yellow-sheds"
+
+    def __init__(self, ctx, knob_value=None):
+        super().__init__(ctx, knob_value)
+        self.admission = replace(self.admission, yellow_shed=AdmissionConfig.yellow_shed)
+
+
+class TtftOnlySlots(Variant):
+    name = "ours-ttft-only-slots"
+
+    def __init__(self, ctx, knob_value=None):
+        super().__init__(ctx, knob_value)
+        lengths = calibrate._sample(ctx.arrivals, ctx.seed)
+        slots = calibrate.safe_concurrency(ctx.setup.params, lengths, calibrate.SAFE_TTFT_SHARE * ctx.setup.ttft_slo_s)
+        self.config = replace(self.config, max_concurrency=float(slots))
+
+
+VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
+            TtftOnlySlots)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
