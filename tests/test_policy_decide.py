@@ -307,3 +307,22 @@ def test_a_poisoned_queue_plans_at_most_the_demand_cap():
         decision = scenario.tick(waiting=1e9, running=16, ready=2, completions_per_s=0.001)
     assert decision.demand == MAX_DEMAND_REPLICAS and any("capped" in note for note in decision.notes)
     assert len(scenario.state.pending_since) <= MAX_DEMAND_REPLICAS
+
+
+def test_red_fills_free_batch_slots_within_one_budget_not_until_capacity_lands():
+    # RED from a queue the ready batches cannot start in time; then the queue has started and the
+    # batches have room again while RED holds (stateHoldSeconds): the room is offered at once.
+    config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 20.0, "state_hold_s": 30.0})
+    scenario, total = Scenario(config), 0.0
+    for _ in range(12):
+        total += 30.0
+        red = scenario.tick(waiting=60, running=40, ready=2, completions_per_s=10, arrivals_total=total)
+    assert red.state is State.RED
+    for _ in range(3):
+        total += 12.0
+        held = scenario.tick(waiting=0, running=16, ready=2, completions_per_s=10, arrivals_total=total)
+    assert held.state is State.RED and held.starting_replicas > 0  # capacity asked for, ~60 s away
+    free = 2 * 20 - 16
+    # drain + free slots / budget (2 s): 10 + 24 / 2 = 22/s, not 10 + 24 / ~57 s = 10.4/s.
+    assert held.admission_rps == pytest.approx(held.capacity_rps * 2 + free / config.budget_s, rel=0.01)
+    assert held.admission_rps > 12.0  # the 12/s offered now all start in time: none is refused
