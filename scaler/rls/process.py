@@ -3,7 +3,8 @@
 Publishing: every PUBLISH_EVERY_S (and before each /metrics page) the models whose decision, data
 time or configuration changed since the last publish go to the process, removed ones as None; the
 --config shedding settings when they change. Sends run on a thread of their own, so a slow reader
-never holds the loop. The process's counts come back on the loop (add_reader): arrivals into each
+never holds the loop, and what waits to be sent is coalesced (the latest view per model wins), so
+a stuck process costs serve at most one pending view per model. The process's counts come back on the loop (add_reader): arrivals into each
 model's ArrivalCounter with the time the RLS saw them, decision counts and state-store statistics
 into the collector on serve's /metrics. `sync()` makes a /metrics page consistent: what it shows as
 decided has reached the RLS, and every RLS answer given before it is counted on it.
@@ -14,11 +15,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import queue
 import socket
 import subprocess
 import sys
 import threading
+from collections import deque
 from dataclasses import fields
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -43,9 +44,13 @@ class RlsProcess:
         self.registry, self.proc, self.conn = registry, proc, conn
         self.metrics, self.stats = metrics, stats
         self.address: str | None = None
-        self._sent: dict = {}  # key -> (decision, observed_at, config) as last published
+        self._sent: dict = {}  # key -> (decision, observation, metadata) as last published
         self._shedding: dict | None = None
-        self._outbox: queue.Queue = queue.Queue()
+        # What the sender thread has to send: the latest view per model, then control messages in order.
+        self._pending: dict = {}
+        self._pending_shedding: dict | None = None
+        self._control: deque = deque()
+        self._wake = threading.Condition()
         self._sender = threading.Thread(target=self._send_all, name="rls-publish", daemon=True)
         self._sender.start()
         self._replies: dict[int, asyncio.Future] = {}
@@ -72,7 +77,7 @@ class RlsProcess:
         metrics_registry.register(metrics)
         rls = cls(registry, proc, Connection(ours.detach()), metrics, stats)
         rls.publish()  # every model known now is known to the RLS before it answers
-        rls._outbox.put(("serve", settings))
+        rls._put(("serve", settings))
         loop = asyncio.get_running_loop()
         try:
             reply = await asyncio.wait_for(loop.run_in_executor(None, rls._first_reply), START_TIMEOUT_S)
@@ -99,20 +104,28 @@ class RlsProcess:
         changes, seen = {}, set()
         for entry in self.registry.models():
             seen.add(entry.key)
-            view = (entry.decision, entry.observed_at, entry.config)
-            last = self._sent.get(entry.key)
-            if last is None or any(a is not b for a, b in zip(view, last)):
-                self._sent[entry.key] = view
+            decision, observation, metadata = entry.decision, entry.observation, entry.metadata
+            last = self._sent.get(entry.key)  # compared by identity: ~1 us a model, every PUBLISH_EVERY_S
+            if last is None or last[0] is not decision or last[1] is not observation or last[2] is not metadata:
+                self._sent[entry.key] = (decision, observation, metadata)
                 changes[entry.key] = PublishedModel(entry.key, entry.config, entry.decision, entry.observed_at)
         for key in [k for k in self._sent if k not in seen]:
             del self._sent[key]
             changes[key] = None
-        if changes:
-            self._outbox.put(("models", changes))
         shedding = dict(self.registry.shedding)
-        if shedding != self._shedding:
-            self._shedding = shedding
-            self._outbox.put(("shedding", shedding))
+        if not changes and shedding == self._shedding:
+            return
+        with self._wake:
+            self._pending.update(changes)
+            if shedding != self._shedding:
+                self._shedding = self._pending_shedding = shedding
+            self._wake.notify()
+
+    def _put(self, message) -> None:
+        """A control message, sent after every view published before it."""
+        with self._wake:
+            self._control.append(message)
+            self._wake.notify()
 
     async def _publish_loop(self) -> None:
         while True:
@@ -130,7 +143,7 @@ class RlsProcess:
         self._syncs += 1
         n, future = self._syncs, self._loop.create_future()
         self._replies[n] = future
-        self._outbox.put(("sync", n))
+        self._put(("sync", n))
         try:
             await asyncio.wait_for(future, SYNC_TIMEOUT_S)
         except TimeoutError:
@@ -139,11 +152,23 @@ class RlsProcess:
             self._replies.pop(n, None)
 
     def _send_all(self) -> None:
-        while (message := self._outbox.get()) is not None:
-            try:
-                self.conn.send(message)
-            except OSError:
-                return  # the process is gone: _receive logs it
+        while True:
+            with self._wake:
+                while not (self._pending or self._pending_shedding is not None or self._control):
+                    self._wake.wait()
+                models, self._pending = self._pending, {}
+                shedding, self._pending_shedding = self._pending_shedding, None
+                control = list(self._control)
+                self._control.clear()
+            messages = ([("models", models)] if models else []) + \
+                ([("shedding", shedding)] if shedding is not None else []) + control
+            for message in messages:
+                if message is None:
+                    return
+                try:
+                    self.conn.send(message)
+                except OSError:
+                    return  # the process is gone: _receive logs it
 
     def _receive(self) -> None:
         try:
@@ -179,7 +204,7 @@ class RlsProcess:
         self._stopping = True
         if self._publishing is not None:
             self._publishing.cancel()
-        self._outbox.put(("stop", grace))
+        self._put(("stop", grace))
         try:
             await asyncio.wait_for(asyncio.to_thread(self.proc.wait), (grace or 0.0) + 5.0)
         except TimeoutError:
@@ -194,7 +219,7 @@ class RlsProcess:
         await self._close()
 
     async def _close(self) -> None:
-        self._outbox.put(None)
+        self._put(None)
         await asyncio.to_thread(self._sender.join, 5)
         try:
             self._loop.remove_reader(self.conn.fileno())

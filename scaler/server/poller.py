@@ -22,7 +22,6 @@ from scaler.sources.prometheus import PrometheusSource
 from scaler.sources.scrape import ScrapeSource
 
 log = logging.getLogger("scaler.server")
-SLICE_S = 0.0005  # policy work between two chances for RPCs to run (a model takes ~0.06 ms, up to ~0.5)
 
 
 class Poller:
@@ -90,11 +89,11 @@ class Poller:
                 entry.fail(message, self.clock())
             return
         elapsed = time.perf_counter() - started
-        sliced = time.perf_counter()
         for entry in entries:
-            if time.perf_counter() - sliced >= SLICE_S:
-                await asyncio.sleep(0)  # deciding is CPU work on KEDA's loop: let its calls in between
-                sliced = time.perf_counter()
+            # Deciding is CPU work on KEDA's loop (~0.06 ms a model): its calls go in between every
+            # two models. An RPC takes several loop turns, each of which waited for a slice of the
+            # round: GetMetrics p99 was 11.5 ms with 0.5 ms slices, 5.3 ms with one model a turn.
+            await asyncio.sleep(0)
             try:
                 self._apply(entry, source, results.get(entry.name, SourceError("no answer")), now, elapsed)
             except Exception:  # noqa: BLE001 (a bug with one model's data must not skip the others)
