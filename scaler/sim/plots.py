@@ -31,7 +31,8 @@ def plot_frontier(path: Path, result, target: float) -> Path:
         ys = [100 * p.mean("eval", "slo_attainment") for p in r.points]
         lows = [100 * p.stat("eval", "slo_attainment").low for p in r.points]
         highs = [100 * p.stat("eval", "slo_attainment").high for p in r.points]
-        ax.errorbar(xs, ys, yerr=[[y - lo for y, lo in zip(ys, lows)], [hi - y for y, hi in zip(ys, highs)]],
+        # The mean of equal seeds can round a hair past their min or max: bars never go negative.
+        ax.errorbar(xs, ys, yerr=[[max(0.0, y - lo) for y, lo in zip(ys, lows)], [max(0.0, hi - y) for y, hi in zip(ys, highs)]],
                     marker="o", markersize=4, capsize=2, label=r.policy, **style)
         best = r.best
         ax.plot([best.mean("eval", "gpu_seconds")], [100 * best.mean("eval", "slo_attainment")], marker="o",
