@@ -6,8 +6,10 @@ exporter serves one vLLM page with N models); N ScaledObjects call GetMetricSpec
 and IsActive once a second each, as KEDA does (this process); a second process sends
 ShouldRateLimit at --rls-rps, open loop, as Envoy would for every request. Both latencies are
 measured by their clients and printed side by side, with the share of RLS answers over Envoy's
-default 50 ms timeout, and the server's RSS at the start and end of the measured period (a soak:
-`--seconds 600`); the CDFs go to a PNG.
+default 50 ms timeout, and the RSS of serve and of its RLS process over the measured period (a
+soak: `--seconds 600`; each minute, and from minute 3, when every per-model history is full); the
+CDFs go to a PNG. The load generators stand for KEDA and Envoy, which run elsewhere in a cluster:
+here they run at `--nice 10` (serve and Prometheus at the normal priority).
 
     python scripts/bench_tails.py                          # 300 ScaledObjects, 500 RLS calls/s, 30 s
     python scripts/bench_tails.py --scaledobjects 100 --rls-rps 200 --seconds 10
@@ -40,6 +42,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 WARMUP_S = 5.0
+FILLED_S = 180.0  # by then the longest per-model history (the policy's release hold) is full
 ENVOY_TIMEOUT_MS = 50.0
 
 
@@ -177,6 +180,13 @@ def main() -> int:
                   f"({100 * (last - first) / max(first, 1e-9):+.1f}%), peak {peak:.0f} MB, {len(values)} samples")
         minutes = [f"{t / 60:.0f} min {a:.0f}+{b:.0f} MB" for t, a, b in rss if int(t) % 60 < 5]
         print("serve+RLS RSS each minute: " + ", ".join(minutes))
+        # Every per-model history is bounded by time (rate window, maxStalenessSeconds, the policy's
+        # release hold of 3 scale-ups): the heap grows until the longest is full, then stays.
+        filled = [v for v in rss if v[0] >= FILLED_S]
+        if len(filled) >= 2:
+            first, last = filled[0][1] + filled[0][2], filled[-1][1] + filled[-1][2]
+            print(f"serve+RLS RSS from minute {FILLED_S / 60:g} (histories full) to the end: {first:.0f} -> "
+                  f"{last:.0f} MB ({100 * (last - first) / first:+.1f}%), peak {max(a + b for _, a, b in filled):.0f} MB")
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, ms in (("ShouldRateLimit", rls_ms), ("GetMetrics", keda_ms)):
