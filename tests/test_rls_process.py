@@ -1,5 +1,5 @@
-"""The RLS runs in a process of its own: its answers never wait behind serve's poll rounds, and it
-does not outlive serve.
+"""The RLS runs in a process of its own: its answers never wait behind serve's poll rounds, it is
+started again when it dies, and it does not outlive serve.
 
 The hold is real: a sitecustomize in the serve process (not in the RLS process) makes the policy
 block, while holding the GIL, inside a libc read() called through ctypes.PyDLL (which keeps the
@@ -19,7 +19,7 @@ import pytest
 
 from conftest import free_port, poll_until
 from rls_helpers import request
-from scaler.rls.service import OK
+from scaler.rls.service import OK, OVER_LIMIT
 from scaler.rls.stubs import SHOULD_RATE_LIMIT
 from scaler.server.process import ServeProcess
 from scaler.server.protocol import GetMetricsRequest
@@ -131,3 +131,32 @@ def test_the_rls_process_stops_with_serve_even_when_serve_is_killed(tmp_path, pa
     assert not status.exists() or status.read_text().rsplit(")", 1)[1].split()[0] == "Z", \
         "the RLS process exits when serve's end of its socket closes"
     serve.stop()
+
+
+def test_a_killed_rls_process_is_started_again_and_enforces_at_once(tmp_path):
+    backlog = PageServer(vllm_page(waiting=400, running=8))  # far past a 2 s budget: RED
+    port = free_port()
+    serve = ServeProcess.start("--models", str(_models_file(tmp_path, backlog)), "--poll-interval", "0.2",
+                               "--rls-port", str(port), log=tmp_path / "serve.log")
+    channel, should_rate_limit = _rls_stub(port)
+    interactive = request({"model": CAPTURE_MODEL, "class": "interactive"})
+
+    def refused() -> bool:
+        try:
+            return should_rate_limit(interactive, timeout=2).overall_code == OVER_LIMIT
+        except grpc.RpcError:
+            return False  # the port is closed while it starts again
+
+    try:
+        poll_until(lambda: serve.metric("slo_scaler_state", model=CAPTURE_MODEL, state="RED") == 1, 20, "RED")
+        assert refused()
+        (first,) = _children(serve.proc.pid)
+        os.kill(first, signal.SIGKILL)
+        poll_until(lambda: serve.metric("slo_scaler_rls_process_restarts_total") == 1, 20, "serve to start it again")
+        poll_until(refused, 20, "the new process to refuse in RED from what serve published to it")
+        assert _children(serve.proc.pid) != [first]
+        assert serve.events("rls_exited") and serve.events("rls_restarted")
+    finally:
+        channel.close()
+        backlog.close()
+        assert serve.stop() == 0

@@ -7,6 +7,7 @@
     slo_scaler_state_store_errors_total{error}                       counter: the shared store failed
     slo_scaler_state_store_latency_seconds                           summary of shared updates
     slo_scaler_state_store_replicas                                  gauge: N of the 1/N fallback share
+    slo_scaler_rls_process_restarts_total                            counter: the RLS process exited and was started again
 
 Labels are bounded: `namespace`, `model` a model the scaler knows (else "", "unknown"), `class` one of the four
 classes, `tenant` a configured tenant (else "other"), `code` OK|503|429 (the configured codes),
@@ -37,6 +38,7 @@ class RlsMetrics(Collector):
         self._store = store or StoreStats()
         self._decisions: Counter[tuple[str, str, str, str, str, str]] = Counter()
         self._lock = threading.Lock()
+        self.restarts = 0  # of serve's RLS process (scaler/rls/process.py)
 
     def count(self, namespace: str, model: str, request_class: str, tenant: str, code: str, reason: str) -> None:
         with self._lock:
@@ -71,6 +73,9 @@ class RlsMetrics(Collector):
             red = decision is not None and decision.state is State.RED
             rate.add_metric((entry.namespace, entry.name), max(0.0, decision.admission_rps or 0.0) if red else math.inf)
         yield rate
+        yield CounterMetricFamily("slo_scaler_rls_process_restarts",
+                                  "Times the rate-limit service process exited on its own and was started again.",
+                                  value=self.restarts)
         yield from self._store_families()
 
     def _store_families(self):

@@ -8,6 +8,10 @@ a stuck process costs serve at most one pending view per model. The process's co
 model's ArrivalCounter with the time the RLS saw them, decision counts and state-store statistics
 into the collector on serve's /metrics. `sync()` makes a /metrics page consistent: what it shows as
 decided has reached the RLS, and every RLS answer given before it is counted on it.
+
+A process that exits on its own (a crash, the OOM killer) is logged, counted
+(slo_scaler_rls_process_restarts_total) and started again with everything published anew;
+meanwhile Envoy fails open on the closed port. Its admission state (local buckets) starts over.
 """
 
 from __future__ import annotations
@@ -35,15 +39,48 @@ log = logging.getLogger("scaler.rls")
 PUBLISH_EVERY_S = 0.05
 START_TIMEOUT_S = 30.0
 SYNC_TIMEOUT_S = 1.0  # a /metrics page never waits longer than this for the RLS process
+RESTART_DELAYS_S = (0.0, 1.0, 2.0, 5.0, 10.0, 30.0)  # between attempts to start it again, the last repeated
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
 class RlsProcess:
-    def __init__(self, registry, proc: subprocess.Popen, conn: Connection, metrics: RlsMetrics,
-                 stats: StoreStats) -> None:
-        self.registry, self.proc, self.conn = registry, proc, conn
+    def __init__(self, registry, settings: RlsSettings, log_level: str, metrics: RlsMetrics, stats: StoreStats) -> None:
+        self.registry, self.settings, self.log_level = registry, settings, log_level
         self.metrics, self.stats = metrics, stats
         self.address: str | None = None
+        self.proc: subprocess.Popen | None = None
+        self.conn: Connection | None = None
+        self._loop = asyncio.get_running_loop()
+        self._publishing: asyncio.Task | None = None
+        self._restarting: asyncio.Task | None = None
+        self._stopping = False
+        self._replies: dict[int, asyncio.Future] = {}
+        self._syncs = 0
+
+    @classmethod
+    async def start(cls, registry, args, metrics_registry: CollectorRegistry) -> RlsProcess | None:
+        """The RLS process for `args`' --rls-* flags, serving once this returns; None with --rls-port 0.
+        OSError when it cannot listen, RuntimeError for anything else it could not start with."""
+        settings = RlsSettings.from_args(args)  # bad flags fail here, in serve, as before
+        if settings.port == 0:
+            return None
+        stats = StoreStats()
+        metrics = RlsMetrics(registry, stats)
+        metrics_registry.register(metrics)
+        rls = cls(registry, settings, args.log_level, metrics, stats)
+        await rls._launch()
+        rls._publishing = asyncio.create_task(rls._publish_loop())
+        return rls
+
+    async def _launch(self) -> None:
+        """A new process: everything published to it, then serving."""
+        ours, theirs = socket.socketpair()
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_ROOT),
+                                                                         os.environ.get("PYTHONPATH")])))
+        self.proc = subprocess.Popen([sys.executable, "-m", "scaler.rls.worker", str(theirs.fileno()), self.log_level],
+                                     pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL)
+        theirs.close()
+        self.conn = Connection(ours.detach())
         self._sent: dict = {}  # key -> (decision, observation, metadata) as last published
         self._shedding: dict | None = None
         # What the sender thread has to send: the latest view per model, then control messages in order.
@@ -53,51 +90,18 @@ class RlsProcess:
         self._wake = threading.Condition()
         self._sender = threading.Thread(target=self._send_all, name="rls-publish", daemon=True)
         self._sender.start()
-        self._replies: dict[int, asyncio.Future] = {}
-        self._syncs = 0
-        self._loop = asyncio.get_running_loop()
-        self._publishing: asyncio.Task | None = None
-        self._stopping = False
-
-    @classmethod
-    async def start(cls, registry, args, metrics_registry: CollectorRegistry) -> RlsProcess | None:
-        """The RLS process for `args`' --rls-* flags, serving once this returns; None with --rls-port 0.
-        OSError when it cannot listen, RuntimeError for anything else it could not start with."""
-        settings = RlsSettings.from_args(args)  # bad flags fail here, in serve, as before
-        if settings.port == 0:
-            return None
-        ours, theirs = socket.socketpair()
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_ROOT),
-                                                                         os.environ.get("PYTHONPATH")])))
-        proc = subprocess.Popen([sys.executable, "-m", "scaler.rls.worker", str(theirs.fileno()), args.log_level],
-                                pass_fds=(theirs.fileno(),), env=env, stdin=subprocess.DEVNULL)
-        theirs.close()
-        stats = StoreStats()
-        metrics = RlsMetrics(registry, stats)
-        metrics_registry.register(metrics)
-        rls = cls(registry, proc, Connection(ours.detach()), metrics, stats)
-        rls.publish()  # every model known now is known to the RLS before it answers
-        rls._put(("serve", settings))
-        loop = asyncio.get_running_loop()
+        self.publish()  # every model known now is known to the RLS before it answers
+        self._put(("serve", self.settings))
         try:
-            reply = await asyncio.wait_for(loop.run_in_executor(None, rls._first_reply), START_TIMEOUT_S)
+            reply = await asyncio.wait_for(self._loop.run_in_executor(None, self.conn.recv), START_TIMEOUT_S)
         except (TimeoutError, EOFError, OSError) as error:
-            await rls._kill()
+            await self._kill()
             raise RuntimeError(f"the rate-limit service process did not start: {error!r}") from None
         if reply[0] == "failed":
-            await rls._kill()
+            await self._kill()
             raise (OSError if reply[1] == "OSError" else RuntimeError)(reply[2])
-        rls.address = reply[1]
-        loop.add_reader(rls.conn.fileno(), rls._receive)
-        rls._publishing = asyncio.create_task(rls._publish_loop())
-        return rls
-
-    def _first_reply(self):
-        while True:
-            message = self.conn.recv()
-            if message[0] in ("ready", "failed"):
-                return message
-            self._apply(message)
+        self.address = reply[1]
+        self._loop.add_reader(self.conn.fileno(), self._receive)
 
     def publish(self) -> None:
         """Send what changed since the last publish (on the loop: reads the registry)."""
@@ -130,6 +134,8 @@ class RlsProcess:
     async def _publish_loop(self) -> None:
         while True:
             await asyncio.sleep(PUBLISH_EVERY_S)
+            if self._restarting is not None:
+                continue  # a new process gets everything when it starts
             try:
                 self.publish()
             except Exception:  # noqa: BLE001 (the next tick retries; the RLS fails open on stale views)
@@ -137,7 +143,7 @@ class RlsProcess:
 
     async def sync(self) -> None:
         """Publish now and wait (at most SYNC_TIMEOUT_S) until the RLS has it and its counts are in."""
-        if self.proc.poll() is not None:
+        if self._restarting is not None or self.proc.poll() is not None:
             return
         self.publish()
         self._syncs += 1
@@ -152,10 +158,11 @@ class RlsProcess:
             self._replies.pop(n, None)
 
     def _send_all(self) -> None:
+        conn, wake = self.conn, self._wake  # this process's, not a later one's
         while True:
-            with self._wake:
+            with wake:
                 while not (self._pending or self._pending_shedding is not None or self._control):
-                    self._wake.wait()
+                    wake.wait()
                 models, self._pending = self._pending, {}
                 shedding, self._pending_shedding = self._pending_shedding, None
                 control = list(self._control)
@@ -166,9 +173,9 @@ class RlsProcess:
                 if message is None:
                     return
                 try:
-                    self.conn.send(message)
+                    conn.send(message)
                 except OSError:
-                    return  # the process is gone: _receive logs it
+                    return  # the process is gone: _receive sees it
 
     def _receive(self) -> None:
         try:
@@ -176,9 +183,27 @@ class RlsProcess:
                 self._apply(self.conn.recv())
         except (EOFError, OSError):
             self._loop.remove_reader(self.conn.fileno())
-            if not self._stopping:
-                log.error("rate-limit service process exited; Envoy fails open on the lost port",
-                          extra={"fields": {"event": "rls_exited", "returncode": self.proc.poll()}})
+            if not self._stopping and self._restarting is None:
+                self._restarting = self._loop.create_task(self._restart())
+
+    async def _restart(self) -> None:
+        returncode = await asyncio.to_thread(self.proc.wait)
+        self.metrics.restarts += 1
+        log.error("rate-limit service process exited; starting it again (Envoy fails open meanwhile)",
+                  extra={"fields": {"event": "rls_exited", "returncode": returncode}})
+        await self._close()
+        for attempt in range(10**9):
+            await asyncio.sleep(RESTART_DELAYS_S[min(attempt, len(RESTART_DELAYS_S) - 1)])
+            try:
+                await self._launch()
+            except (OSError, RuntimeError) as error:
+                log.error("rate-limit service process did not start again", extra={"fields": {
+                    "event": "rls_error", "error": str(error)[:300]}})
+                continue
+            log.info("rate-limit service process started again", extra={"fields": {
+                "event": "rls_restarted", "address": self.address}})
+            self._restarting = None
+            return
 
     def _apply(self, message) -> None:
         kind = message[0]
@@ -202,23 +227,27 @@ class RlsProcess:
     async def stop(self, grace: float | None) -> None:
         """Stop taking calls (in-flight ones get `grace` seconds), collect the last counts, wait."""
         self._stopping = True
-        if self._publishing is not None:
-            self._publishing.cancel()
-        self._put(("stop", grace))
-        try:
-            await asyncio.wait_for(asyncio.to_thread(self.proc.wait), (grace or 0.0) + 5.0)
-        except TimeoutError:
-            await self._kill()
-        self._receive()  # the final counts, then EOF
+        for task in (self._publishing, self._restarting):
+            if task is not None:
+                task.cancel()
+        if self.proc.poll() is None:
+            self._put(("stop", grace))
+            try:
+                await asyncio.wait_for(asyncio.to_thread(self.proc.wait), (grace or 0.0) + 5.0)
+            except TimeoutError:
+                self.proc.kill()
+                await asyncio.to_thread(self.proc.wait)
+            self._receive()  # the final counts, then EOF
         await self._close()
 
     async def _kill(self) -> None:
-        self._stopping = True
         self.proc.kill()
         await asyncio.to_thread(self.proc.wait)
         await self._close()
 
     async def _close(self) -> None:
+        if self.conn.closed:
+            return
         self._put(None)
         await asyncio.to_thread(self._sender.join, 5)
         try:
