@@ -24,7 +24,6 @@ import signal
 import sys
 import threading
 import time
-from collections import Counter
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
@@ -75,8 +74,8 @@ class Mirror:
     def __init__(self) -> None:
         self.clock = time.time
         self.shedding: dict = {}  # ModelAdmission holds this mapping: updated in place
-        self._entries: dict[ModelKey, MirrorEntry] = {}
-        self._by_name: dict[str, frozenset[ModelKey]] = {}
+        # (key -> entry, served name -> keys): one object, so a reader never pairs old and new
+        self._index: tuple[dict[ModelKey, MirrorEntry], dict[str, frozenset[ModelKey]]] = ({}, {})
         self._arrivals: dict[ModelKey, list[float]] = {}  # key -> [offered, admitted, last time]
         self._lock = threading.Lock()
 
@@ -84,13 +83,11 @@ class Mirror:
         """Nothing to bind: arrivals go to serve in batches, not to a loop here."""
 
     def get(self, model: str, namespace: str | None = None) -> MirrorEntry | None:
-        return find(self._entries, self._by_name, model, namespace)
-
-    def models(self) -> list[MirrorEntry]:
-        return list(self._entries.values())
+        entries, by_name = self._index
+        return find(entries, by_name, model, namespace)
 
     def update(self, changes: dict[ModelKey, PublishedModel | None]) -> None:
-        entries = dict(self._entries)
+        entries = dict(self._index[0])
         for key, published in changes.items():
             if published is None:
                 entries.pop(key, None)
@@ -99,10 +96,11 @@ class Mirror:
         by_name: dict[str, set[ModelKey]] = {}
         for key in entries:
             by_name.setdefault(key.model, set()).add(key)
-        self._entries, self._by_name = entries, {name: frozenset(keys) for name, keys in by_name.items()}
+        self._index = (entries, {name: frozenset(keys) for name, keys in by_name.items()})
 
     def set_shedding(self, shedding: dict) -> None:
-        self.shedding.clear()
+        for key in [k for k in self.shedding if k not in shedding]:
+            del self.shedding[key]
         self.shedding.update(shedding)
 
     def count_arrivals(self, key: ModelKey, n: float, admitted: bool) -> None:
