@@ -171,7 +171,7 @@ def main() -> int:
                   f"{100 * over / max(1, len(rls_latencies)):.2f}%")
     table.add_row("GetMetrics", str(len(keda_ms)), str(sum(errors.values())) + (f" {errors}" if errors else ""),
                   *(f"{keda_q[k]:.2f}" for k in keda_q), "")
-    Console().print(table)
+    Console(width=160).print(table)  # wide enough for every column when not on a terminal
     if len(rss) >= 2:
         for name, column in (("serve", 1), ("its RLS process", 2), ("both", None)):
             values = [v[column] if column else v[1] + v[2] for v in rss]
