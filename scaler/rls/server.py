@@ -1,9 +1,9 @@
-"""Start the rate-limit gRPC server inside `slo-scaler serve` (wiring only; logic is in service.py).
+"""Start the rate-limit gRPC server (wiring only; logic is in service.py).
 
 `add_arguments(parser)` adds the --rls-* flags to the serve command; `start(registry, args)`
-starts the gRPC server on its own port and returns it (None when --rls-port is 0). The RLS
-shares the scaler's ModelRegistry, so it knows a model as soon as the scaler does, and its
-metrics join the scaler's /metrics through `metrics_registry`.
+starts the gRPC server on its own port and returns it (None when --rls-port is 0), answering
+from `registry` (a ModelRegistry in-process; in serve's RLS process, the copy serve publishes to
+it, scaler/rls/worker.py), with its metrics in `metrics_registry`.
 
 It runs on grpc's thread-pool server, not on an asyncio loop (the decision only reads the
 registry; the admission state has its own lock, see service.py). `serve` runs it in a process

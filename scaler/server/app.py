@@ -1,9 +1,11 @@
-"""One `slo-scaler serve` process: KEDA external scaler + rate-limit service on one registry.
+"""`slo-scaler serve`: KEDA external scaler + rate-limit service on one registry (the RLS in a
+process of its own that serve starts and publishes to: scaler/rls/process.py).
 
-Startup order: settings, registry (+ --models), discovery, gRPC (scaler + health), /metrics,
-the rate-limit service, the poll loop; then one JSON `serving` line with the bound ports
-(port 0 picks a free one, which tests use). SIGTERM or SIGINT: health NOT_SERVING, stop taking
-RPCs (in-flight ones get a grace period), stop polling, close sources, exit 0.
+Startup order: settings, registry (+ --models), discovery, gRPC (scaler + health), the rate-limit
+service process (serving every model known so far), /metrics, the poll loop; then one JSON
+`serving` line with the bound ports (port 0 picks a free one, which tests use). SIGTERM or
+SIGINT: health NOT_SERVING, stop taking RPCs on both ports (in-flight ones get a grace period),
+stop polling, close sources, exit 0.
 """
 
 from __future__ import annotations
