@@ -1,7 +1,8 @@
 """The models the server knows, with each one's window, policy state and latest decision.
 
-Shared by the KEDA servicer, the poller, the metrics collector and the rate-limit service (all on
-one asyncio loop; call everything from it). A model becomes known when KEDA sends its trigger
+Shared by the KEDA servicer, the poller and the metrics collector (all on one asyncio loop; call
+everything from it); serve's rate-limit service process gets each model's decision published to
+it (scaler/rls/process.py) and reads it with the same `find` and `decision_at`. A model becomes known when KEDA sends its trigger
 metadata (any RPC), from `serve --models FILE` or from `serve --config`. A model is its
 (namespace, served name): the same name in two namespaces is two models. One model has one
 configuration, owned by whoever set it first: the ScaledObject that named it (its own later
