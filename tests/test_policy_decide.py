@@ -326,3 +326,13 @@ def test_red_fills_free_batch_slots_within_one_budget_not_until_capacity_lands()
     # drain + free slots / budget (2 s): 10 + 24 / 2 = 22/s, not 10 + 24 / ~57 s = 10.4/s.
     assert held.admission_rps == pytest.approx(held.capacity_rps * 2 + free / config.budget_s, rel=0.01)
     assert held.admission_rps > 12.0  # the 12/s offered now all start in time: none is refused
+
+
+def test_tpot_is_known_from_readings_a_prometheus_scrape_interval_apart():
+    # Prometheus scraping every 15 s: no two readings within 5 s, one scrape interval apart.
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 256, "rate_window_s": 60.0})
+    scenario = Scenario(config)
+    for t in range(1, 6):
+        decision = scenario.tick(dt=15.0, waiting=0, running=200, ready=2, completions_per_s=4,
+                                 generation_tokens_total=15_000.0 * t)  # 1,000 tokens/s: 200 ms a token
+    assert decision.state is State.RED and decision.reason == "tpot-exceeds-slo", decision.detail

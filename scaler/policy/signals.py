@@ -54,7 +54,7 @@ class Rates:
     arrival_trend_rps2: float  # d lambda / dt, for the forecast over the scale-up horizon
     span_s: float  # how much history the rates rest on
     arrivals_exact: bool  # counted by the RLS rather than inferred from the queue
-    generation_tps: float | None = None  # output tokens per second over the last RECENT_S; None without the counter
+    generation_tps: float | None = None  # output tokens per second over the last RECENT_S (or the last two readings); None without the counter
 
 
 def _counter_increase(values: list[tuple[float, float]]) -> float:
@@ -105,9 +105,14 @@ def _completion_rate(snaps: list[Snapshot]) -> float:
 
 
 def _generation_rate(snaps: list[Snapshot]) -> float | None:
-    made = [(s.time, s.generation_tokens_total) for s in snaps
-            if s.generation_tokens_total is not None and snaps[-1].time - s.time <= RECENT_S + 1e-9]
-    span = made[-1][0] - made[0][0] if len(made) >= 2 else 0.0
+    """Output tokens/s over the last RECENT_S, or over the last two readings when they are further
+    apart (Prometheus scraping every 15-30 s: one scrape interval is the freshest rate it has)."""
+    made = [(s.time, s.generation_tokens_total) for s in snaps if s.generation_tokens_total is not None]
+    if len(made) < 2:
+        return None
+    recent = [m for m in made if made[-1][0] - m[0] <= RECENT_S + 1e-9]
+    made = recent if len(recent) >= 2 else made[-2:]
+    span = made[-1][0] - made[0][0]
     return _counter_increase(made) / span if span > 0 else None
 
 
