@@ -78,6 +78,16 @@ def test_every_trigger_metadata_key_can_be_set_per_model():
     assert set(meta.KEYS) - {"model"} == fields
 
 
+def test_the_spec_prefill_throughput_reaches_the_scaledobject_config_and_policy():
+    """calibration.prefillTokensPerSecond is the TTFT predictor's V: without a spec field no
+    rendered deployment could turn the prefill term on."""
+    model = load_spec(SPECS / "chat.yaml")
+    assert "prefillTokensPerSecond" not in trigger_metadata(model, derive(model))  # absent: off, not a default
+    tuned = model.model_copy(update={"calibration": model.calibration.model_copy(update={"prefill_tokens_per_second": 12_000.0})})
+    assert trigger_metadata(tuned, derive(tuned))["prefillTokensPerSecond"] == "12000"
+    assert policy_config(from_spec(tuned)).prefill_tps == 12_000.0
+
+
 def test_rendered_settings_are_per_model():
     models = load_path(CONFIG_DIR).models
     chat, batch = models[CHAT_KEY].shedding, models[BATCH_KEY].shedding

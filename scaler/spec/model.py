@@ -117,6 +117,10 @@ class Calibration(_Spec):
     )
     cold_start: ColdStart | None = Field(None, description="the parts of a cold scale-up, to derive the warm latency")
     expected_prefill_seconds: Annotated[float, Field(ge=0, le=3600)] = 0.0
+    prefill_tokens_per_second: Annotated[float, Field(gt=0, le=1e9)] | None = Field(
+        None, description="one replica's prefill throughput, prompt tokens/s (llm-d's peakPrefillThroughput): "
+        "the scaler's prefillTokensPerSecond, which turns on the TTFT predictor's prefill term"
+    )
 
 
 class Replicas(_Spec):
