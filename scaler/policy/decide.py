@@ -57,7 +57,7 @@ class ModelState:
     pending_since: tuple[float, ...] = ()  # when each replica not yet ready was asked for, oldest first
     last_ready: int = 0
     bursts: headroom.BurstHistory = headroom.BurstHistory()
-    needs: tuple[tuple[float, float], ...] = ()  # (time, replicas needed) over the release hold
+    needs: tuple[tuple[float, float], ...] = ()  # (time, replicas needed) over the release hold, needs decreasing
 
 
 @dataclass(frozen=True)
@@ -227,9 +227,16 @@ def _release(est: Estimate, need: float, recent: tuple[tuple[float, float], ...]
     back sooner: no flapping). Replicas still starting are not held: once nothing needs them they
     are cancelled."""
     hold_s = RELEASE_HOLD_LATENCIES * est.scale_up_s
-    recent = tuple((t, n) for t, n in recent if est.time - t < hold_s) + ((est.time, need),)
-    held = max(n for _, n in recent)
-    return max(need, min(held, float(est.ready))), recent
+    # Only needs that can still be the largest are kept (each larger than every later one), so
+    # the first is the maximum over the hold and a round costs a few entries, not 180 of them.
+    start = 0
+    while start < len(recent) and est.time - recent[start][0] >= hold_s:  # oldest first: expire from the front
+        start += 1
+    kept = list(recent[start:])
+    while kept and kept[-1][1] <= need:
+        kept.pop()
+    kept.append((est.time, need))
+    return max(need, min(kept[0][1], float(est.ready))), tuple(kept)
 
 
 def _target_state(config: PolicyConfig, est: Estimate, prediction: Prediction, peak: float):
