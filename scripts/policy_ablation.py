@@ -14,7 +14,13 @@ default configuration (one configuration for every workload, never tuned) and fo
 - spread-admission: RED spreads the free batch slots until capacity lands (the previous rule)
   instead of filling them within one budget;
 - yellow-sheds: the shipped default yellowShedClasses (batch, background refused in YELLOW);
-- ttft-only-slots: maxConcurrency calibrated on TTFT alone (the previous calibration).
+- ttft-only-slots: maxConcurrency calibrated on TTFT alone (the previous calibration);
+- quarter-burst-slots: a burst may fill a quarter of the safe concurrency (the previous share);
+- split-slots: the TTFT-judged batch for the predictor's slot wait, the TPOT-judged one for
+  bursts and RED admission (two concurrencies instead of one maxConcurrency);
+- tpot-on-offered-load: the TPOT need scaled by arrivals over completions (tried, not in).
+
+It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
 Prints, per workload, each variant's SLO attainment (TTFT and TPOT), TTFT-only attainment and
 GPU-seconds on the evaluation window: mean and min-max over the seeds.
@@ -42,7 +48,7 @@ from scaler.policy.predict import Prediction  # noqa: E402
 from scaler.sim import calibrate, policies  # noqa: E402
 from scaler.sim.policies.slo_scaler import SloScaler  # noqa: E402
 from scaler.sim.setup import Setup  # noqa: E402
-from scaler.sim.sweep import run_point  # noqa: E402
+from scaler.sim.sweep import context, run_point  # noqa: E402
 from scaler.sim.workload import WORKLOADS, build  # noqa: E402
 
 decide_module = importlib.import_module("scaler.policy.decide")  # the module, not the function
@@ -136,18 +142,62 @@ class YellowSheds(SloScaler):
         self.admission = replace(self.admission, yellow_shed=AdmissionConfig.yellow_shed)
 
 
+def ttft_only_slots(ctx) -> int:
+    """The safe concurrency as the previous calibration judged it: TTFT p95 alone."""
+    lengths = calibrate._sample(ctx.arrivals, ctx.seed)
+    return calibrate.safe_concurrency(ctx.setup.params, lengths, calibrate.SAFE_TTFT_SHARE * ctx.setup.ttft_slo_s)
+
+
 class TtftOnlySlots(Variant):
     name = "ours-ttft-only-slots"
 
     def __init__(self, ctx, knob_value=None):
         super().__init__(ctx, knob_value)
-        lengths = calibrate._sample(ctx.arrivals, ctx.seed)
-        slots = calibrate.safe_concurrency(ctx.setup.params, lengths, calibrate.SAFE_TTFT_SHARE * ctx.setup.ttft_slo_s)
-        self.config = replace(self.config, max_concurrency=float(slots))
+        self.config = replace(self.config, max_concurrency=float(ttft_only_slots(ctx)))
+
+
+class QuarterBurstSlots(Variant):
+    name = "ours-quarter-burst-slots"
+    patch = (headroom, "BURST_SLOT_SHARE", 0.25)
+
+
+class SplitSlots(SloScaler):
+    name = "ours-split-slots"
+
+    def __init__(self, ctx, knob_value=None):
+        super().__init__(ctx, knob_value)
+        tpot_safe = self.config.max_concurrency
+        self.config = replace(self.config, max_concurrency=float(ttft_only_slots(ctx)))
+        scale = tpot_safe / self.config.max_concurrency
+        burst, admission = headroom.burst_replicas, decide_module._admission_and_retry
+
+        def tpot_burst(history, *, slots, **rest):
+            return burst(history, slots=slots * scale if slots else slots, **rest)
+
+        def tpot_admission(config, est, state, prediction, peak):
+            return admission(config, replace(est, slots=est.slots * scale) if est.slots else est, state, prediction, peak)
+
+        self._patches = ((headroom, "burst_replicas", tpot_burst), (decide_module, "_admission_and_retry", tpot_admission))
+
+    def control(self, now, view):
+        with patched(*self._patches[0]), patched(*self._patches[1]):
+            return super().control(now, view)
+
+
+def _tpot_on_offered_load(original):
+    def tpot_replicas(config, est):
+        offered = max(1.0, est.arrival_rps / est.completion_rps) if est.completion_rps > 0 else 1.0
+        return offered * original(config, est)
+    return tpot_replicas
+
+
+class TpotOnOfferedLoad(Variant):
+    name = "ours-tpot-on-offered-load"
+    patch = (decide_module, "_tpot_replicas", _tpot_on_offered_load(decide_module._tpot_replicas))
 
 
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
-            TtftOnlySlots)
+            TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
@@ -174,6 +224,9 @@ def main() -> None:
     for name in names:
         for seed in seeds:
             _BUILT[(name, seed)] = build(name, replace(setup, seed=seed), seed)
+        judged = [_BUILT[(name, seed)].calibration.safe_concurrency for seed in seeds]
+        alone = [ttft_only_slots(context(_BUILT[(name, seed)], setup, seed)) for seed in seeds]
+        print(f"{name}: safe concurrency per seed, judged on TTFT and TPOT {judged}; on TTFT alone {alone}", flush=True)
     variants = ["slo-scaler", "slo-scaler-no-shedding", *(cls.name for cls in VARIANTS)]
     if args.only:
         variants = [v for v in variants if v in args.only.split(",")]

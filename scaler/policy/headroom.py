@@ -29,7 +29,8 @@ HISTORY_HALF_LIFE_S = 1200.0
 # may fill all of it. (When S was judged on TTFT alone, a full batch slowed every output token
 # past the SLO and only a quarter was safe; with TPOT-judged slots the quarter kept 1.5x the
 # replicas after a single burst: standard burst 3,327 -> 2,149 GPU-s, tenant-mix 4,479 -> 2,995,
-# azure-code 18,872 -> 18,059 at knob 0.6, for 0.1, 1.7 and 0.4 points of attainment, 5 seeds.)
+# azure-code 18,560 -> 17,466, for 0.1, 1.7 and 0.5 points of attainment, 5 seeds at 0.8;
+# scripts/policy_ablation.py, ours-quarter-burst-slots.)
 BURST_SLOT_SHARE = 1.0
 # Cumulative-arrival marks are kept at least this far apart (enough resolution for 5 s windows).
 MARK_SPACING_S = 1.0
