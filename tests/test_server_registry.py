@@ -204,7 +204,7 @@ def test_arrivals_pair_with_the_data_time_across_a_source_outage():
     after = entry.decision.arrival_rps
     assert 13.5 <= before <= 16.5 and 13.5 <= after <= 16.5, (before, after)
     run(60, observe_lag=0.0)  # the count's time marks stay bounded by maxStalenessSeconds, not by uptime
-    assert len(entry.arrivals._marks) <= (entry.config.max_staleness_s + 2) / ARRIVAL_MARK_S + 1
+    assert len(entry.arrivals._times) <= (entry.config.max_staleness_s + 2) / ARRIVAL_MARK_S + 1
 
 
 def test_a_policy_error_stays_with_its_model(monkeypatch):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from dataclasses import dataclass
+from operator import itemgetter
 
 # Window lengths (s) over which bursts are counted; those longer than L are not needed (capacity
 # asked for at a burst's start lands by then) and L itself is always counted.
@@ -63,7 +64,9 @@ def observe(history: BurstHistory, now: float, arrivals_total: float | None, arr
         arrived = history.arrived + arrival_rps * dt
     grid = windows(scale_up_s)
     longest = grid[-1]
-    marks = [m for m in history.marks if now - m[0] <= longest + MARK_SPACING_S]
+    # Marks are oldest first: those still within the longest window are a suffix, found by bisection.
+    first = bisect_left(history.marks, True, key=lambda m: now - m[0] <= longest + MARK_SPACING_S)
+    marks = list(history.marks[first:])
     if not marks or now - marks[-1][0] >= MARK_SPACING_S:
         marks.append((now, arrived))
     decay = 0.5 ** (dt / HISTORY_HALF_LIFE_S)
@@ -79,9 +82,8 @@ def _count_since(marks: list[tuple[float, float]], since: float, arrived: float)
     """Arrivals after `since`; None while the history does not reach back that far."""
     if not marks or marks[0][0] > since + 1e-9:
         return None
-    times = [t for t, _ in marks]
-    i = bisect_left(times, since)
-    if i < len(marks) and abs(times[i] - since) < 1e-9:
+    i = bisect_left(marks, since, key=itemgetter(0))
+    if i < len(marks) and abs(marks[i][0] - since) < 1e-9:
         return arrived - marks[i][1]
     (t0, a0), (t1, a1) = marks[i - 1], marks[min(i, len(marks) - 1)]
     at = a0 if t1 <= t0 else a0 + (a1 - a0) * (since - t0) / (t1 - t0)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from functools import lru_cache
 
 
 def drain_time(backlog: float, rate: float, step: float, arrivals: list[float], absorb: float = 0.0) -> float:
@@ -55,8 +56,10 @@ def peak_wait(
     if excess <= 0 and min(max(arrival_rps, lam_end, 0.0), max_arrival_rps) <= rate:
         # Arrivals never outpace the drain (which only grows): no queue can form. Exact.
         return 0.0
-    grid = sorted({0.0, horizon_s, *(a for a in arrivals if a < horizon_s),
-                   *(horizon_s * i / points for i in range(1, points))})
+    grid = _grid(horizon_s, points)
+    inside = [a for a in arrivals if a < horizon_s]
+    if inside:
+        grid = sorted({*grid, *inside})
     worst = drain_time(max(0.0, excess), rate, step, arrivals, absorb)
     # Free slots never grow in the projection: a batch below capacity completes more slowly than
     # `rate`, so letting it empty further would hide how fast it fills again.
@@ -75,4 +78,22 @@ def peak_wait(
         if excess > 0:
             later = [a - t for a in arrivals[landed:]]
             worst = max(worst, drain_time(excess, current_rate, step, later, absorb))
+        elif _never_outpaced(arrival_rps, trend_rps2, t, horizon_s, max_arrival_rps, current_rate):
+            # No queue now and arrivals cannot outpace the drain (which only grows) for the rest
+            # of the horizon: no later point can add to the worst. Exact, and most rounds end here.
+            break
     return worst
+
+
+@lru_cache(maxsize=64)
+def _grid(horizon_s: float, points: int) -> tuple[float, ...]:
+    """The evaluation times 0, horizon/points, ..., horizon (one tuple per horizon, reused)."""
+    return tuple(sorted({0.0, horizon_s, *(horizon_s * i / points for i in range(1, points))}))
+
+
+def _never_outpaced(arrival_rps: float, trend_rps2: float, t: float, horizon_s: float, max_arrival_rps: float,
+                    rate: float) -> bool:
+    """The capped arrival rate stays at or under `rate` from `t` to the horizon (it is linear in
+    time, so its ends bound it; the margin covers the rounding of the midpoints evaluated)."""
+    highest = min(max(arrival_rps + trend_rps2 * t, arrival_rps + trend_rps2 * horizon_s, 0.0), max_arrival_rps)
+    return highest * (1 + 1e-9) + 1e-12 <= rate

@@ -8,7 +8,8 @@ rates, treating a counter that went down as a reset (a replica restarted), never
 from __future__ import annotations
 
 import math
-from collections import deque
+from array import array
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 
@@ -57,102 +58,160 @@ class Rates:
     generation_tps: float | None = None  # output tokens per second over the last RECENT_S (or the last two readings); None without the counter
 
 
-def _counter_increase(values: list[tuple[float, float]]) -> float:
-    total = 0.0
-    for (_, prev), (_, cur) in zip(values, values[1:]):
-        total += cur - prev if cur >= prev else cur  # a drop is a reset: the new value is all new
-    return total
+# The counters a window turns into rates, by Snapshot field.
+COUNTERS = ("arrivals_total", "completed_total", "generation_tokens_total")
+
+
+class _Counter:
+    """One counter's readings in a window: the snapshots that carry it (by sequence number), their
+    times, and each reading's increase over the previous one (a drop is a reset: the new value
+    is all new), so a range's increase is a sum over a slice, not a walk over the snapshots.
+    Flat arrays of numbers, trimmed as the snapshots are."""
+
+    __slots__ = ("seqs", "times", "increases", "last")
+
+    def __init__(self) -> None:
+        self.seqs = array("q")
+        self.times = array("d")
+        self.increases = array("d")  # [0] is unused: the first reading has no previous one
+        self.last: float | None = None
+
+    def push(self, seq: int, time: float, value: float) -> None:
+        prev = value if self.last is None else self.last
+        self.seqs.append(seq)
+        self.times.append(time)
+        self.increases.append(value - prev if value >= prev else value)
+        self.last = value
+
+    def drop_before(self, seq: int) -> None:
+        n = bisect_left(self.seqs, seq)
+        if n:
+            del self.seqs[:n], self.times[:n], self.increases[:n]
+
+    def readings(self, first: int, last: int) -> tuple[int, int]:
+        """Index range [a, b) of the readings of snapshots `first`..`last` (sequence numbers)."""
+        return bisect_left(self.seqs, first), bisect_right(self.seqs, last)
+
+    def increase(self, a: int, b: int) -> float:
+        """The increase over readings a..b-1: their successive increases summed in order."""
+        return sum(self.increases[a + 1:b], 0.0)
 
 
 class SignalWindow:
-    """The snapshots of the last `span_s` seconds of one model, oldest first."""
+    """The last `span_s` seconds of one model's snapshots, oldest first, kept as columns of numbers
+    (time, waiting, waiting + running, and each counter's readings) plus the latest Snapshot.
+
+    Bounded by time: a snapshot leaves once the one after it is `span_s` old, so the window holds
+    span_s x the push rate snapshots (31 at the defaults: a 30 s window polled each second), about
+    100 bytes each and no object each: its size does not depend on how long the model has run."""
 
     def __init__(self, span_s: float):
         self.span_s = span_s
-        self._snapshots: deque[Snapshot] = deque()
+        self._latest: Snapshot | None = None
+        self._first = 0  # sequence number of the oldest snapshot held
+        self._times = array("d")
+        self._waiting = array("d")
+        self._queued = array("d")  # waiting + running
+        self._counters = {name: _Counter() for name in COUNTERS}
 
     def push(self, snapshot: Snapshot) -> None:
-        if self._snapshots and snapshot.time <= self._snapshots[-1].time:
+        times = self._times
+        if times and snapshot.time <= times[-1]:
             return  # the same scrape seen twice (a cached source): no new information
-        self._snapshots.append(snapshot)
-        while len(self._snapshots) > 2 and snapshot.time - self._snapshots[1].time >= self.span_s:
-            self._snapshots.popleft()
+        seq = self._first + len(times)
+        self._latest = snapshot
+        times.append(snapshot.time)
+        self._waiting.append(snapshot.waiting)
+        self._queued.append(snapshot.waiting + snapshot.running)
+        for name, counter in self._counters.items():
+            value = getattr(snapshot, name)
+            if value is not None:
+                counter.push(seq, snapshot.time, value)
+        dropped = 0
+        while len(times) - dropped > 2 and snapshot.time - times[dropped + 1] >= self.span_s:
+            dropped += 1
+        if dropped:
+            del times[:dropped], self._waiting[:dropped], self._queued[:dropped]
+            self._first += dropped
+            for counter in self._counters.values():
+                counter.drop_before(self._first)
 
     @property
     def latest(self) -> Snapshot | None:
-        return self._snapshots[-1] if self._snapshots else None
+        return self._latest
 
     def __len__(self) -> int:
-        return len(self._snapshots)
+        return len(self._times)
 
     def queue_sustained(self, n: int = SUSTAINED_SNAPSHOTS) -> bool:
         """Requests waited in each of the last `n` snapshots: the batch is full, not merely
         between two scheduler steps (vLLM shows a request as waiting until the next step)."""
-        recent = list(self._snapshots)[-n:]
-        return len(recent) == n and all(s.waiting > 0 for s in recent)
+        waiting = self._waiting
+        return len(waiting) >= n and all(waiting[-i] > 0 for i in range(1, n + 1))
 
     def rates(self) -> Rates | None:
-        snaps = list(self._snapshots)
-        if len(snaps) < 2:
+        if len(self._times) < 2:
             return None
-        return _rates(snaps)
+        last = len(self._times) - 1
+        return Rates(
+            completion_rps=self._completion_rate(0, last),
+            arrival_rps=(arrival := self._arrival_rate(0, last))[0],
+            arrival_trend_rps2=self._trend(),
+            span_s=self._times[-1] - self._times[0],
+            arrivals_exact=arrival[1],
+            generation_tps=self._generation_rate(),
+        )
 
+    def _span(self, first: int, last: int) -> float:
+        return self._times[last] - self._times[first]
 
-def _completion_rate(snaps: list[Snapshot]) -> float:
-    done = [(s.time, s.completed_total) for s in snaps if s.completed_total is not None]
-    span = snaps[-1].time - snaps[0].time
-    return _counter_increase(done) / span if len(done) >= 2 and span > 0 else 0.0
+    def _completion_rate(self, first: int, last: int) -> float:
+        """Completions per second over snapshots first..last (positions in the window)."""
+        counter = self._counters["completed_total"]
+        a, b = counter.readings(self._first + first, self._first + last)
+        span = self._span(first, last)
+        return counter.increase(a, b) / span if b - a >= 2 and span > 0 else 0.0
 
+    def _generation_rate(self) -> float | None:
+        """Output tokens/s over the last RECENT_S, or over the last two readings when they are further
+        apart (Prometheus scraping every 15-30 s: one scrape interval is the freshest rate it has)."""
+        counter = self._counters["generation_tokens_total"]
+        times, b = counter.times, len(counter.times)
+        if b < 2:
+            return None
+        a = b - 1
+        while a > 0 and times[-1] - times[a - 1] <= RECENT_S + 1e-9:
+            a -= 1
+        if b - a < 2:
+            a = b - 2
+        span = times[b - 1] - times[a]
+        return counter.increase(a, b) / span if span > 0 else None
 
-def _generation_rate(snaps: list[Snapshot]) -> float | None:
-    """Output tokens/s over the last RECENT_S, or over the last two readings when they are further
-    apart (Prometheus scraping every 15-30 s: one scrape interval is the freshest rate it has)."""
-    made = [(s.time, s.generation_tokens_total) for s in snaps if s.generation_tokens_total is not None]
-    if len(made) < 2:
-        return None
-    recent = [m for m in made if made[-1][0] - m[0] <= RECENT_S + 1e-9]
-    made = recent if len(recent) >= 2 else made[-2:]
-    span = made[-1][0] - made[0][0]
-    return _counter_increase(made) / span if span > 0 else None
+    def _arrival_rate(self, first: int, last: int) -> tuple[float, bool]:
+        """Exact from the RLS counter when present, else what finished plus what the queue grew by."""
+        span = self._span(first, last)
+        if span <= 0:
+            return 0.0, False
+        counter = self._counters["arrivals_total"]
+        a, b = counter.readings(self._first + first, self._first + last)
+        if b - a >= 2:
+            return counter.increase(a, b) / span, True
+        growth = self._queued[last] - self._queued[first]
+        return max(0.0, self._completion_rate(first, last) + growth / span), False
 
-
-def _arrival_rate(snaps: list[Snapshot]) -> tuple[float, bool]:
-    """Exact from the RLS counter when present, else what finished plus what the queue grew by."""
-    span = snaps[-1].time - snaps[0].time
-    if span <= 0:
-        return 0.0, False
-    arrived = [(s.time, s.arrivals_total) for s in snaps if s.arrivals_total is not None]
-    if len(arrived) >= 2:
-        return _counter_increase(arrived) / span, True
-    growth = (snaps[-1].waiting + snaps[-1].running) - (snaps[0].waiting + snaps[0].running)
-    return max(0.0, _completion_rate(snaps) + growth / span), False
-
-
-def _rates(snaps: list[Snapshot]) -> Rates:
-    lam, exact = _arrival_rate(snaps)
-    return Rates(
-        completion_rps=_completion_rate(snaps),
-        arrival_rps=lam,
-        arrival_trend_rps2=_trend(snaps),
-        span_s=snaps[-1].time - snaps[0].time,
-        arrivals_exact=exact,
-        generation_tps=_generation_rate(snaps),
-    )
-
-
-def _trend(snaps: list[Snapshot]) -> float:
-    """Late-half minus early-half arrival rate per second, kept only when it stands out of the
-    Poisson noise of the counts (|z| >= TREND_MIN_Z); noise projected over a scale-up horizon
-    would otherwise ratchet the fleet up."""
-    if len(snaps) < 4:
-        return 0.0
-    mid = len(snaps) // 2
-    early, late = snaps[: mid + 1], snaps[mid:]
-    early_s, late_s = early[-1].time - early[0].time, late[-1].time - late[0].time
-    if early_s <= 0 or late_s <= 0:
-        return 0.0
-    early_rps, late_rps = _arrival_rate(early)[0], _arrival_rate(late)[0]
-    noise = math.sqrt(early_rps / early_s + late_rps / late_s)
-    if noise == 0 or abs(late_rps - early_rps) < TREND_MIN_Z * noise:
-        return 0.0
-    return (late_rps - early_rps) / ((early_s + late_s) / 2)
+    def _trend(self) -> float:
+        """Late-half minus early-half arrival rate per second, kept only when it stands out of the
+        Poisson noise of the counts (|z| >= TREND_MIN_Z); noise projected over a scale-up horizon
+        would otherwise ratchet the fleet up."""
+        n = len(self._times)
+        if n < 4:
+            return 0.0
+        mid = n // 2
+        early_s, late_s = self._span(0, mid), self._span(mid, n - 1)
+        if early_s <= 0 or late_s <= 0:
+            return 0.0
+        early_rps, late_rps = self._arrival_rate(0, mid)[0], self._arrival_rate(mid, n - 1)[0]
+        noise = math.sqrt(early_rps / early_s + late_rps / late_s)
+        if noise == 0 or abs(late_rps - early_rps) < TREND_MIN_Z * noise:
+            return 0.0
+        return (late_rps - early_rps) / ((early_s + late_s) / 2)

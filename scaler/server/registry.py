@@ -18,7 +18,8 @@ import logging
 import math
 import threading
 import time
-from collections import Counter, OrderedDict, deque
+from array import array
+from collections import Counter, OrderedDict
 from dataclasses import replace
 from typing import Callable, Mapping
 
@@ -85,7 +86,8 @@ class ModelEntry:
         self.decisions_total: Counter[tuple[str, str]] = Counter()  # (state, reason) -> count
         self.arrivals = ArrivalCounter()
         self.arrivals_trusted = True  # vLLM's counters account for what the RLS admitted
-        self._checks: deque[tuple[float, float, float]] = deque()  # (time, RLS admitted, vLLM arrivals) per round
+        # Per round over the rate window: its time, what the RLS admitted, what vLLM's counters saw.
+        self._checks = ArrivalChecks()
         self._last_check: tuple[Observation, tuple[float, float] | None] | None = None
         self.last_seen = clock()
         self.active = False  # what StreamIsActive last had reason to say
@@ -203,12 +205,11 @@ class ModelEntry:
             before = previous[0]
             seen = max(0.0, observation.completed_total - before.completed_total
                        + observation.waiting + observation.running - before.waiting - before.running)
-            self._checks.append((observation.time, counted[1] - previous[1][1], seen))
-        while self._checks and observation.time - self._checks[0][0] > self.config.rate_window_s:
-            self._checks.popleft()
-        if observation.ready_replicas == 0 or not self._checks:
+            self._checks.add(observation.time, counted[1] - previous[1][1], seen)
+        self._checks.expire(observation.time, self.config.rate_window_s)
+        if observation.ready_replicas == 0 or not self._checks.times:
             return counted[0]
-        admitted, seen = sum(c[1] for c in self._checks), sum(c[2] for c in self._checks)
+        admitted, seen = sum(self._checks.admitted), sum(self._checks.seen)
         trusted = admitted <= ARRIVALS_TOLERANCE * seen + ARRIVALS_SLACK
         if trusted != self.arrivals_trusted:
             log.warning("rls arrivals " + ("confirmed" if trusted else "not confirmed by vLLM"), extra={"fields": {
@@ -337,34 +338,71 @@ def unknown_decision(last: Decision | None, now: float, reason: str, detail: str
                     admission_rps=None, retry_after_s=RETRY_AFTER_BOUNDS_S[0])
 
 
+class ArrivalChecks:
+    """The rounds of the rate window, as three columns of numbers (no object per round)."""
+
+    __slots__ = ("times", "admitted", "seen")
+
+    def __init__(self) -> None:
+        self.times = array("d")
+        self.admitted = array("d")  # requests the RLS admitted since the previous round
+        self.seen = array("d")  # arrivals vLLM's counters show since the previous round
+
+    def add(self, time: float, admitted: float, seen: float) -> None:
+        self.times.append(time)
+        self.admitted.append(admitted)
+        self.seen.append(seen)
+
+    def expire(self, now: float, window_s: float) -> None:
+        old = 0
+        while old < len(self.times) and now - self.times[old] > window_s:
+            old += 1
+        if old:
+            del self.times[:old], self.admitted[:old], self.seen[:old]
+
+
 class ArrivalCounter:
     """Requests counted by the rate-limit service, with marks so a snapshot can pair with the count
     as of its own data time: a source that returns old data (a Prometheus back from an outage)
-    then sees the arrivals of that time, not everything counted since."""
+    then sees the arrivals of that time, not everything counted since.
+
+    The marks are flat arrays of numbers (24 bytes a mark, no object each), one mark per
+    ARRIVAL_MARK_S at most, kept back to the oldest data time still decided on (the poller drops
+    older ones every round: maxStalenessSeconds + 1 s, 124 marks at the default 30 s) and never
+    more than MAX_ARRIVAL_MARKS."""
 
     def __init__(self) -> None:
         self.total: float | None = None
         self.admitted = 0.0  # the part of `total` the RLS admitted: what vLLM should see
         self.last: float | None = None
-        # (time, total just before it, admitted just before it), oldest first
-        self._marks: deque[tuple[float, float, float]] = deque()
+        # Each mark: its time, and the total and admitted counts just before it; oldest first.
+        self._times = array("d")
+        self._totals = array("d")
+        self._admitted = array("d")
         self._lock = threading.Lock()  # the RLS's threads add, the poller reads
 
     def add(self, n: float, now: float, admitted: bool = True) -> None:
         with self._lock:
-            if not self._marks or now - self._marks[-1][0] >= ARRIVAL_MARK_S:
-                self._marks.append((now, self.total or 0.0, self.admitted))
-                while len(self._marks) > MAX_ARRIVAL_MARKS:
-                    self._marks.popleft()
+            if not self._times or now - self._times[-1] >= ARRIVAL_MARK_S:
+                self._times.append(now)
+                self._totals.append(self.total or 0.0)
+                self._admitted.append(self.admitted)
+                if len(self._times) > MAX_ARRIVAL_MARKS:
+                    self._drop(len(self._times) - MAX_ARRIVAL_MARKS)
             self.total = (self.total or 0.0) + n
             self.admitted += n if admitted else 0.0
             self.last = now
 
+    def _drop(self, n: int) -> None:
+        del self._times[:n], self._totals[:n], self._admitted[:n]
+
     def forget_before(self, when: float) -> None:
-        """Drop marks older than `when` (no snapshot that old will be asked for again)."""
+        """Drop marks older than `when` (no snapshot that old will be asked for again); the newest
+        mark before `when` stays (it holds the counts up to it)."""
         with self._lock:
-            while len(self._marks) > 1 and self._marks[1][0] < when:
-                self._marks.popleft()
+            older = bisect.bisect_left(self._times, when)
+            if older > 1:
+                self._drop(older - 1)
 
     def at(self, when: float) -> tuple[float, float] | None:
         """(offered, admitted) as of `when` (to ARRIVAL_MARK_S); None before the RLS ever counted
@@ -374,9 +412,11 @@ class ArrivalCounter:
                 return None
             if self.last is not None and when >= self.last:
                 return self.total, self.admitted
-            index = bisect.bisect_right(self._marks, (when, math.inf, math.inf))
+            index = bisect.bisect_right(self._times, when)
             # The first mark after `when` holds the totals just before it: everything up to `when`.
-            return self._marks[index][1:] if index < len(self._marks) else (self.total, self.admitted)
+            if index < len(self._times):
+                return self._totals[index], self._admitted[index]
+            return self.total, self.admitted
 
 
 class ModelRegistry:
