@@ -1,6 +1,7 @@
 import math
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from scaler.policy.queue import drain_time, peak_wait
 
@@ -62,3 +63,43 @@ def test_peak_wait_matches_a_fine_grid_projection_within_one_grid_step():
         # above by at most 1% (the midpoint rule integrates a capped trend a little high).
         assert coarse <= fine * 1.01 + 1e-9
         assert coarse >= fine - (3 * args[1] / args[3]) * 1.0 - 1e-9, (args, kw, coarse, fine)
+
+
+def _walk_whole_grid(excess, arrival_rps, trend_rps2, rate, step, arrivals, horizon_s, absorb, max_arrival_rps,
+                     points=60):
+    """peak_wait's projection evaluated at every grid point (no early stop): the reference."""
+    arrivals = sorted(arrivals)
+    lam_end = arrival_rps + trend_rps2 * horizon_s
+    if excess <= 0 and min(max(arrival_rps, lam_end, 0.0), max_arrival_rps) <= rate:
+        return 0.0
+    grid = sorted({0.0, horizon_s, *(a for a in arrivals if a < horizon_s),
+                   *(horizon_s * i / points for i in range(1, points))})
+    worst = drain_time(max(0.0, excess), rate, step, arrivals, absorb)
+    floor = min(excess, 0.0)
+    t, current_rate, landed = 0.0, rate, 0
+    for nxt in grid[1:]:
+        dt = nxt - t
+        lam = min(max(0.0, arrival_rps + trend_rps2 * (t + dt / 2)), max_arrival_rps)
+        excess = max(floor, excess + (lam - current_rate) * dt)
+        t = nxt
+        now_landed = sum(1 for a in arrivals if a <= t)
+        current_rate = rate + step * now_landed
+        landing = absorb * (now_landed - landed)
+        landed = now_landed
+        excess, floor = excess - landing, floor - landing
+        if excess > 0:
+            worst = max(worst, drain_time(excess, current_rate, step, [a - t for a in arrivals[landed:]], absorb))
+    return worst
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.floats(-300, 60), st.floats(0, 30), st.one_of(st.just(0.0), st.floats(-1, 1)), st.floats(0.5, 25),
+       st.floats(0, 5), st.lists(st.floats(-5, 90), max_size=4), st.floats(1, 200), st.sampled_from([0.0, 8.0, 50.0]),
+       st.sampled_from([3.0, math.inf]))
+def test_peak_wait_stops_early_only_when_no_later_point_could_matter(excess, lam, trend, rate, step, landings, horizon,
+                                                                     absorb, cap):
+    # It stops walking the grid once no queue stands and arrivals cannot outpace the drain for the
+    # rest of the horizon: the answer must be exactly the whole walk's.
+    cap = cap * lam
+    assert peak_wait(excess, lam, trend, rate, step, landings, horizon, absorb=absorb, max_arrival_rps=cap) == \
+        _walk_whole_grid(excess, lam, trend, rate, step, landings, horizon, absorb, cap)
