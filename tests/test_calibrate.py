@@ -85,6 +85,28 @@ def test_judge_with_a_tpot_target_fails_a_level_whose_output_tokens_are_too_slow
     assert judge(1, results, 0.1).passed  # without a TPOT target, TTFT alone judges
 
 
+def test_a_length_mix_is_judged_at_the_median_prompts_own_prefill():
+    # Prompts alone take 0.1 s (most) or 1.2 s (the longest fifth); the batch adds 0.1 s to each.
+    results = [_result(i, (1.2 if i % 5 == 0 else 0.1) + 0.1) for i in range(40)]
+    own = {r.id: 1.2 if int(r.id[1:]) % 5 == 0 else 0.1 for r in results}
+    assert not judge(2, results, 1.0).passed  # the longest prompts' own prefill decides the p95
+    level = judge(2, results, 1.0, own_prefill=lambda r: own[r.id])
+    assert level.passed and "median prompt" in level.reason and "0.200s" in level.reason
+    assert level.ttft_p95_s == pytest.approx(1.3)  # the level still reports the TTFT itself
+    assert not judge(2, results, 0.15, own_prefill=lambda r: own[r.id]).passed
+    same = [_result(i, 0.3) for i in range(10)]  # one prompt size: exactly the plain judgement
+    assert judge(1, same, 0.25, own_prefill=lambda r: 0.2).passed is judge(1, same, 0.25).passed is False
+
+
+def test_the_simulated_calibration_finds_a_batch_when_the_longest_prompts_alone_miss():
+    from scaler.sim.calibrate import idle_ttft, safe_concurrency
+
+    params = EngineParams()
+    mix = [(500, 64)] * 9 + [(40_000, 64)]  # a tenth of the prompts alone miss a 0.5 s target
+    assert idle_ttft(params, 40_000) > 0.5
+    assert safe_concurrency(params, mix * 4, 0.5) > 1
+
+
 def test_calibration_block_is_a_valid_spec_block():
     levels = [_level(1, True, rps=0.8), _level(8, True, rps=5.0), _level(16, False), _level(12, False), _level(10, True, rps=6.1),
               _level(11, False)]

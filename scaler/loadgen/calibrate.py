@@ -17,7 +17,7 @@ the safe concurrency) and expectedPrefillSeconds (TTFT p50 at concurrency 1, whe
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -51,10 +51,17 @@ class Level:
 
 
 def judge(concurrency: int, results: Sequence[Result], target_p95_s: float,
-          tpot_target_p95_s: float | None = None) -> Level:
+          tpot_target_p95_s: float | None = None, *, own_prefill: Callable[[Result], float] | None = None) -> Level:
     """Measure a level from its results (ordered by start) against the TTFT p95 target and, when
     given, the TPOT p95 target: a batch that keeps its first tokens in time but slows every
-    output token past the SLO does not hold the SLO either."""
+    output token past the SLO does not hold the SLO either.
+
+    With `own_prefill` (a request's TTFT alone on an idle replica), each TTFT is judged as the
+    median prompt would have seen it: its own prefill replaced by the median one. With prompts of
+    one size (`slo-scaler calibrate`) that is the TTFT itself; with a length mix it keeps the
+    longest prompts' own prefill, which no batch size changes, from deciding the level (Mooncake:
+    the p95 prompt alone takes 1.24 s against a 1 s target, so every level missed and one request
+    was called safe by default)."""
     failed = sum(r.outcome != OK for r in results)
     kept = [r for r in results[concurrency:] if r.outcome == OK]
     if failed or not kept:
@@ -64,9 +71,16 @@ def judge(concurrency: int, results: Sequence[Result], target_p95_s: float,
     tpots = [r.tpot_s for r in kept if r.tpot_s is not None]
     e2e_mean = float(np.mean([r.e2e_s for r in kept]))
     p95 = float(np.percentile(ttft, 95))
-    passed = p95 <= target_p95_s
+    if own_prefill is None:
+        judged, what = p95, "TTFT p95"
+    else:
+        own = [own_prefill(r) for r in kept]
+        typical = float(np.median(own))
+        judged = float(np.percentile([r.ttft_s - o + typical for r, o in zip(kept, own)], 95))
+        what = "TTFT p95 at the median prompt's prefill"
+    passed = judged <= target_p95_s
     relation = "meets" if passed else "misses"
-    why = f"TTFT p95 {p95:.3f}s {relation} the {target_p95_s:g}s target"
+    why = f"{what} {judged:.3f}s {relation} the {target_p95_s:g}s target"
     if tpot_target_p95_s is not None and tpots:
         tpot_p95 = float(np.percentile(tpots, 95))
         slow = tpot_p95 > tpot_target_p95_s
@@ -127,7 +141,7 @@ def calibration_block(levels: Sequence[Level], target_p95_s: float, note: str) -
         f"# {note}",
         "calibration:",
         f"  safeConcurrency: {values['safeConcurrency']}          "
-        f"# TTFT p95 {safe.ttft_p95_s:.3f}s at this concurrency (target {target_p95_s:g}s)",
+        f"# at this concurrency: {safe.reason}",
         f"  perReplicaCapacity: {values['perReplicaCapacity']}    # requests/s one replica completes at safeConcurrency",
         "  scaleUpLatencySeconds: auto  # or measure: scale-up decision to Ready on a cold node (node, image, weights)",
         f"  expectedPrefillSeconds: {values['expectedPrefillSeconds']}  # TTFT p50 at concurrency 1 (nothing queued)",

@@ -12,17 +12,21 @@
   budget) and, when the SLO has a TPOT part, whose TPOT p95 meets it: the batch a replica holds
   within the SLO, both parts. (With TTFT only, Azure code's safe level was 50 requests, at which
   every output token is slower than 100 ms; filling such slots during a burst cost 1.6 points
-  of attainment on one seed.)
+  of attainment on one seed.) Each TTFT is judged as the median prompt would have seen it (its
+  own idle TTFT replaced by the median prompt's, `judge(own_prefill=)`): with one prompt size,
+  as `slo-scaler calibrate` sends, that is the TTFT itself; on a length mix it keeps the longest
+  prompts' own prefill from deciding the batch (Mooncake's safe concurrency was 1 on every seed).
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import statistics
 from dataclasses import dataclass
 
 from scaler.engine import EngineParams, Replica, Request
-from scaler.loadgen.calibrate import judge, next_concurrency, safe_level
+from scaler.loadgen.calibrate import Level, judge, next_concurrency, safe_level
 from scaler.loadgen.client import OK, Result
 from scaler.workloads import Arrival
 
@@ -114,10 +118,12 @@ def closed_loop(params: EngineParams, lengths: list[tuple[int, int]], concurrenc
 
 def safe_concurrency(params: EngineParams, lengths: list[tuple[int, int]], target_p95_s: float,
                      tpot_target_p95_s: float | None = None) -> int:
-    levels = []
+    alone = functools.cache(lambda prompt: idle_ttft(params, prompt))
+    levels: list[Level] = []
     concurrency, _ = next_concurrency(levels, params.max_num_seqs)
     while concurrency is not None:
-        levels.append(judge(concurrency, closed_loop(params, lengths, concurrency), target_p95_s, tpot_target_p95_s))
+        levels.append(judge(concurrency, closed_loop(params, lengths, concurrency), target_p95_s, tpot_target_p95_s,
+                            own_prefill=lambda result: alone(result.prompt_tokens)))
         concurrency, _ = next_concurrency(levels, params.max_num_seqs)
     best = safe_level(levels)
     return best.concurrency if best else 1
