@@ -9,6 +9,7 @@ example are in docs/policy.md.
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
@@ -57,7 +58,9 @@ class ModelState:
     pending_since: tuple[float, ...] = ()  # when each replica not yet ready was asked for, oldest first
     last_ready: int = 0
     bursts: headroom.BurstHistory = headroom.BurstHistory()
-    needs: tuple[tuple[float, float], ...] = ()  # (time, replicas needed) over the release hold, needs decreasing
+    # (times, replicas needed) over the release hold, needs decreasing: two arrays of numbers, 16 bytes
+    # an entry (a steadily decaying need keeps every round's: 180 at L = 60 s); replaced, never changed.
+    needs: tuple[array, array] = (array("d"), array("d"))
 
 
 @dataclass(frozen=True)
@@ -221,7 +224,7 @@ def _tpot_replicas(config: PolicyConfig, est: Estimate) -> float:
     return est.ready * est.tpot_s / (TPOT_TARGET_SHARE * config.tpot_slo_s)
 
 
-def _release(est: Estimate, need: float, recent: tuple[tuple[float, float], ...]) -> tuple[float, tuple]:
+def _release(est: Estimate, need: float, recent: tuple[array, array]) -> tuple[float, tuple[array, array]]:
     """Demand: what is needed now, but ready replicas are held while anything in the last
     RELEASE_HOLD_LATENCIES scale-up latencies needed them (a replica released now could not come
     back sooner: no flapping). Replicas still starting are not held: once nothing needs them they
@@ -229,14 +232,16 @@ def _release(est: Estimate, need: float, recent: tuple[tuple[float, float], ...]
     hold_s = RELEASE_HOLD_LATENCIES * est.scale_up_s
     # Only needs that can still be the largest are kept (each larger than every later one), so
     # the first is the maximum over the hold and a round costs a few entries, not 180 of them.
-    start = 0
-    while start < len(recent) and est.time - recent[start][0] >= hold_s:  # oldest first: expire from the front
+    times, needs = recent
+    start, end = 0, len(times)
+    while start < end and est.time - times[start] >= hold_s:  # oldest first: expire from the front
         start += 1
-    kept = list(recent[start:])
-    while kept and kept[-1][1] <= need:
-        kept.pop()
-    kept.append((est.time, need))
-    return max(need, min(kept[0][1], float(est.ready))), tuple(kept)
+    while end > start and needs[end - 1] <= need:
+        end -= 1
+    times, needs = times[start:end], needs[start:end]  # copies: the previous state stays as it was
+    times.append(est.time)
+    needs.append(need)
+    return max(need, min(needs[0], float(est.ready))), (times, needs)
 
 
 def _target_state(config: PolicyConfig, est: Estimate, prediction: Prediction, peak: float):
