@@ -83,10 +83,18 @@ class PrometheusSource:
         namespace = next(iter(namespaces), None)
         built = build_queries(models, namespace)
         try:
-            # One thread, queries and parsing in turn: parallel threads would fight the RPC loop for the GIL.
-            values, replicas = await asyncio.get_running_loop().run_in_executor(self._thread, self._round, built)
+            # One thread, queries, parsing and the observations in turn: parallel threads would fight
+            # the RPC loop for the GIL, and the loop itself only takes the finished answers.
+            return await asyncio.get_running_loop().run_in_executor(self._thread, self._observe, built, models, now,
+                                                                    namespace)
         except SourceError as error:
             raise SourceError(f"prometheus {self.address}: {error}") from None
+
+    def _observe(self, built: dict[str, str], models: list[str], now: float,
+                 namespace: str | None) -> dict[str, Observation | SourceError]:
+        """On this source's thread (the only one touching its counters): the round's queries, then
+        every model's observation."""
+        values, replicas = self._round(built)
         out = {model: self._observation(model, values, {name: replicas[name].get(model, {}) for name in PER_REPLICA},
                                         now, namespace) for model in models}
         for counters in self._counters.values():
