@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from admission_helpers import Driver, decision, req
 from scaler.admission import AdmissionConfig, AdmissionState, TenantConfig, admit, classify, unknown_model
 from scaler.admission.admit import _retry_after
+from scaler.admission.backlog import Admitted
 from scaler.admission.config import AdmissionConfigError
 from scaler.policy.config import REQUEST_CLASSES
 from scaler.policy.decide import State
@@ -227,3 +228,80 @@ def test_red_never_admits_more_than_the_rate_plus_one_burst(rate, gaps, classes,
         verdict = driver.offer(req(classes[i % len(classes)], tenants[i % len(tenants)]))
         assert verdict.reason and verdict.detail
     assert sum(driver.admitted.values()) <= rate * driver.now + max(1.0, rate * config.burst_s) + 1e-9
+
+
+# --- the slot queue between decisions ---------------------------------------------------------
+
+COUNTING = AdmissionState(admitted=Admitted(since=-10.0))  # admissions counted from before the data time
+
+
+def _fleet(state: State = State.GREEN, *, running: float, waiting: float = 0.0, ready: int = 1, slots: float | None = 8.0,
+           drain: float = 7.0, time: float = 0.0, admission_rps: float | None = None):
+    """A decision with the batch numbers the slot queue is projected from (budget 1 s)."""
+    from dataclasses import replace
+    return replace(decision(state, admission_rps, time=time), running=running, waiting=waiting, ready_replicas=ready,
+                   slots=slots, drain_rps=drain, budget_s=1.0)
+
+
+def test_a_burst_between_decisions_is_admitted_into_free_slots_and_refused_once_it_would_miss():
+    # Data at t=0: 3 of 8 slots busy, drain 7/s, budget 1 s: a request that would wait 1 s for a
+    # slot misses (the policy's RED line), so at most 6 may wait beyond the slots.
+    driver = Driver(AdmissionConfig(), _fleet(running=3.0), COUNTING)
+    driver.run(1.0, {("interactive", None): 30.0})
+    admitted = driver.admitted[("interactive", "other")]
+    # The queue reaches its limit after ~0.48 s (14 admitted), then takes what drains: ~18 in all.
+    assert 16 <= admitted <= 20, admitted
+    refused = [v for v in driver.verdicts if not v.admitted]
+    assert refused and {v.reason for v in refused} == {"queue-over-budget"} and {v.state for v in refused} == {"GREEN"}
+    assert all(v.code == 503 and v.retry_after_s >= 1 for v in refused)
+    # The next decision sees the queue the burst made; what drained since lets new requests in again.
+    driver.decision = _fleet(running=8.0, waiting=5.0, time=driver.now)
+    driver.now += 0.5
+    assert driver.offer(req()).admitted, "3.5 drained in 0.5 s: 1.5 waiting + this one, within 7"
+
+
+def test_red_admits_at_its_rate_and_never_past_the_queue_it_aims_at():
+    # A short queue: RED's rate binds.
+    driver = Driver(AdmissionConfig(), _fleet(State.RED, running=8.0, admission_rps=5.0), COUNTING)
+    driver.run(2.0, {("interactive", None): 20.0})
+    assert 9 <= driver.admitted[("interactive", "other")] <= 5 * 2 + 5
+    # A rate computed from data that no longer holds (the queue is 50 deep): the count binds.
+    driver = Driver(AdmissionConfig(), _fleet(State.RED, running=8.0, waiting=50.0, admission_rps=5.0), COUNTING)
+    driver.run(2.0, {("interactive", None): 20.0})
+    assert sum(driver.admitted.values()) == 0
+    assert {v.reason for v in driver.verdicts} == {"queue-over-budget"}
+
+
+def test_an_engine_running_past_its_safe_slots_is_not_a_queue():
+    # 20 running on one replica whose safe concurrency is 8 (vLLM's batch is larger): nobody waits.
+    driver = Driver(AdmissionConfig(), _fleet(running=20.0), COUNTING)
+    driver.run(0.2, {("interactive", None): 20.0})
+    assert sum(driver.refused.values()) == 0
+
+
+@pytest.mark.parametrize("label, dec, observed_at", [
+    ("slots unknown", _fleet(running=8.0, waiting=20.0, slots=None), None),
+    ("no ready replica (scale from zero)", _fleet(running=0.0, waiting=20.0, ready=0), None),
+    ("no drain known", _fleet(running=8.0, waiting=20.0, drain=0.0), None),
+    ("the count does not reach back to the data", _fleet(running=8.0, waiting=20.0, time=5.0), 0.5),
+])
+def test_the_slot_queue_never_refuses_on_what_it_does_not_know(label, dec, observed_at):
+    state = AdmissionState() if observed_at is not None else COUNTING
+    for i in range(40):
+        verdict, state = admit(AdmissionConfig(), state, req(), dec, 5.0 + i * 0.01, 0.5, 60, observed_at=observed_at)
+        assert verdict.admitted, (label, i, verdict.detail)
+
+
+def test_the_slot_queue_counts_from_the_data_time_not_the_decision_time():
+    # Requests admitted between the scrape (t=0) and the decision reaching admission (t=1) are in
+    # no data yet: they count.
+    state = COUNTING
+    for i in range(10):
+        verdict, state = admit(AdmissionConfig(), state, req(), _fleet(running=0.0, time=-5.0), 0.5 + i * 0.05, 0.5, 60,
+                               observed_at=-5.0)
+        assert verdict.admitted
+    late = _fleet(running=8.0, waiting=4.0, time=1.0)
+    verdict, _ = admit(AdmissionConfig(), state, req(), late, 1.0, 0.5, 60, observed_at=0.0)
+    assert not verdict.admitted, "4 waiting + 10 admitted since - 7 drained: 7 queued, this one would wait > 1 s"
+    verdict, _ = admit(AdmissionConfig(), state, req(), late, 1.0, 0.5, 60, observed_at=1.0)
+    assert verdict.admitted, "counted from the decision's own time the same requests would be missed"

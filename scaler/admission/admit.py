@@ -3,8 +3,12 @@
 Order of the rules (the first that refuses gives the reason):
 1. a tenant over its hard quota is refused with the quota code (429), in every state;
 2. no decision yet, an UNKNOWN one (no or stale evidence) or a stale one: admit (fail open);
-3. GREEN admits; YELLOW refuses the configured classes (batch, background) with the capacity code;
-4. RED admits at most `decision.admission_rps` (what current capacity drains within the TTFT
+3. YELLOW refuses the configured classes (batch, background) with the capacity code;
+4. a request whose wait for a batch slot, projected from the decision's data and the requests
+   admitted since (scaler/admission/backlog.py), reaches the policy's RED line (`miss_ratio` x
+   the budget; in RED, the share its rate aims at, `red_queue_ratio`) is refused: between two
+   decisions only this count sees a burst fill the free slots;
+5. GREEN and YELLOW admit the rest; RED admits at most `decision.admission_rps` (what current capacity drains within the TTFT
    budget) through a token bucket. A class takes a token only while the bucket stays above its
    reserve (interactive may empty it), and a tenant takes from its own weighted share of the rate
    unless the bucket is full enough that the other tenants are not using theirs.
@@ -18,12 +22,14 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
+from scaler.admission.backlog import Admitted, project
 from scaler.admission.bucket import Bucket
 from scaler.admission.classify import Request
 from scaler.admission.config import AdmissionConfig
 from scaler.policy.decide import RETRY_AFTER_BOUNDS_S, Decision, State
 
 QUOTA_REASON = "tenant-over-quota"
+QUEUE_REASON = "queue-over-budget"  # the slot queue projected since the scaler's data
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,7 @@ class AdmissionState:
     red: Bucket | None = None  # the RED bucket; None outside RED (a new RED starts empty)
     shares: Mapping[str, Bucket] = field(default_factory=dict)  # per tenant pool, RED only
     last_seen: Mapping[str, float] = field(default_factory=dict)  # per tenant pool, for the fair-share split
+    admitted: Admitted = field(default_factory=Admitted)  # recent admissions, for the slot queue since the data
 
 
 def other_domain(config: AdmissionConfig, request: Request) -> Verdict:
@@ -68,7 +75,9 @@ def unknown_model(config: AdmissionConfig, request: Request) -> Verdict:
 
 
 def admit(config: AdmissionConfig, state: AdmissionState, request: Request, decision: Decision | None,
-          now: float, rand: float, stale_after_s: float) -> tuple[Verdict, AdmissionState]:
+          now: float, rand: float, stale_after_s: float,
+          observed_at: float | None = None) -> tuple[Verdict, AdmissionState]:
+    """`observed_at`: the data time of the observation behind `decision` (default: its time)."""
     pool = config.pool(request.tenant)
     klass, cost = request.request_class, request.cost
     seen = {**state.last_seen, pool: now}
@@ -89,9 +98,12 @@ def admit(config: AdmissionConfig, state: AdmissionState, request: Request, deci
             return verdict(False, QUOTA_REASON, f"tenant over its quota of {tenant.quota_rps:g} requests/s",
                            config.quota_code, _retry_after(wait, config.retry_jitter, rand)), state
 
+    data_time = observed_at if observed_at is not None else (decision.time if decision is not None else None)
+
     def admitted(reason, detail, new_state):
         if quota is not None:
             new_state = replace(new_state, quotas={**new_state.quotas, pool: quota.take(cost)})
+        new_state = replace(new_state, admitted=new_state.admitted.record(now, cost, data_time))
         return verdict(True, reason, detail), new_state
 
     if decision is None:
@@ -108,6 +120,19 @@ def admit(config: AdmissionConfig, state: AdmissionState, request: Request, deci
         if decision.state is State.YELLOW and klass in config.yellow_shed:
             return verdict(False, "yellow-shed-class", f"queue growing: {klass} requests are shed until it recovers",
                            config.capacity_code, _retry_after(decision.retry_after_s, config.retry_jitter, rand)), state
+    # Outside RED the decision says requests admitted now make the SLO, as of its data; in RED its
+    # rate plans for the queue it saw. The requests admitted since can make either wrong before
+    # the next decision sees them: only this count does.
+    ratio = config.red_queue_ratio if decision.state is State.RED else config.miss_ratio
+    queue = project(decision, state.admitted, data_time, now, ratio)
+    if queue is not None and queue.waiting + cost >= queue.allowed:
+        wait = max((queue.waiting + cost - queue.allowed) / queue.drain_rps, decision.retry_after_s)
+        return verdict(False, QUEUE_REASON, (
+            f"would wait {queue.wait_s(cost):.2f}s for a batch slot, >= {ratio:g} x the {decision.budget_s:.2f}s "
+            f"budget: the requests admitted since the scaler's data {max(0.0, now - data_time):.1f}s ago fill the "
+            f"slots faster than {queue.drain_rps:.2f}/s drain"),
+            config.capacity_code, _retry_after(wait, config.retry_jitter, rand)), state
+    if decision.state is not State.RED:
         return admitted(decision.state.value.lower(), f"{decision.state.value}: admitted", state)
     ok, reason, detail, state = _red(config, state, klass, pool, cost, decision.admission_rps, now)
     if ok:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
-from scaler.policy.config import REQUEST_CLASSES, ConfigError
+from scaler.policy.config import REQUEST_CLASSES, ConfigError, PolicyConfig
 
 OTHER_TENANT = "other"
 
@@ -41,6 +41,13 @@ class AdmissionConfig:
     yellow_shed: frozenset[str] = frozenset({"batch", "background"})
     class_reserve: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_CLASS_RESERVE))
     burst_s: float = 1.0  # the RED bucket holds this many seconds of the admission rate
+    # Outside RED, a request whose slot wait projected since the scaler's data reaches this share
+    # of the TTFT budget would miss, and is refused (scaler/admission/backlog.py): the policy's
+    # own line for RED (redEnterRatio).
+    miss_ratio: float = PolicyConfig.red_enter_ratio
+    # In RED, the same projection holds the queue at this share of the budget, the share RED's
+    # admission rate aims at (redExitRatio): the rate is a second from stale, the count is not.
+    red_queue_ratio: float = PolicyConfig.red_exit_ratio
     # A tenant past its fair share may still use the RED bucket while it is fuller than this
     # fraction: the other tenants are not using their shares (work conservation).
     borrow_above: float = 0.5
@@ -65,6 +72,8 @@ class AdmissionConfig:
             if not 0.0 <= value < 1.0:
                 raise AdmissionConfigError(f"classReserve.{name}", "a fraction in [0, 1)", value)
         _positive("burstSeconds", self.burst_s)
+        _positive("missRatio", self.miss_ratio)
+        _positive("redQueueRatio", self.red_queue_ratio)
         _positive("activeTenantSeconds", self.active_tenant_s)
         _positive("quotaBurstSeconds", self.quota_burst_s)
         if not 0.0 <= self.borrow_above <= 1.0:

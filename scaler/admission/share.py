@@ -1,8 +1,10 @@
 """One replica's share of a model's budget, for when the budget cannot be shared (pure).
 
 With N replicas answering Envoy and the shared store out of reach, each spends 1/N of every rate:
-the RED admission rate and every tenant quota. States other than RED, and UNKNOWN above all, are
-untouched: a replica on its own share still admits everything the scaler does not say is short.
+the RED admission rate, every tenant quota, and the batch slots and drain the slot queue is
+projected from. The state is
+never changed, and UNKNOWN never sheds: a replica on its own share still admits everything the
+scaler does not say is short.
 """
 
 from __future__ import annotations
@@ -22,4 +24,8 @@ def share_of(config: AdmissionConfig, decision: Decision | None, share: float) -
                for name, t in config.tenants.items()}
     if decision is not None and decision.admission_rps is not None:
         decision = replace(decision, admission_rps=decision.admission_rps * share)
+    if decision is not None and decision.slots is not None:
+        # This replica counts only its own admissions: it gets its share of the slots and the drain.
+        decision = replace(decision, slots=decision.slots * share, running=decision.running * share,
+                           waiting=decision.waiting * share, drain_rps=decision.drain_rps * share)
     return replace(config, tenants=tenants), decision

@@ -89,6 +89,8 @@ class Decision:
     ttft_s: float = 0.0  # predicted TTFT of a request arriving now (slot wait + prefill through the batch)
     need: float = 0.0  # replicas the SLO needs now: sustained rate or the largest recent burst, whichever is more
     burst_window_s: float = 0.0  # the window the burst that sets the headroom was seen over (0: none)
+    slots: float | None = None  # S: requests one replica's batch holds within the SLO (None: not known)
+    drain_rps: float = 0.0  # r0: how fast the queue drains (admission projects it between decisions)
     state_changed: bool = False
     previous_state: State | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
@@ -147,6 +149,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
         ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need,
         burst_window_s=burst_window, demand=demand, pressure=pressure, admission_rps=admission,
+        slots=est.slots, drain_rps=est.drain_rps,
         retry_after_s=retry, state_changed=changed, previous_state=state.state if changed else None,
         notes=tuple(notes),
     )

@@ -81,12 +81,13 @@ class RateLimitService:
         req = classify(entries, entry.config.request_class, cost)
         admission, shadow = self._per_model.for_model(entry.key)
         now = self.registry.clock()
-        decision, rand = entry.decision_at(now), self._rand()
+        decision, observed_at, rand = entry.decision_at(now), entry.observed_at, self._rand()
 
         def update(state: AdmissionState, share: float):
             # `share` < 1 only while a shared store is out of reach: this replica's slice of the budget.
             config, shared_decision = share_of(admission, decision, share)
-            return admit(config, state, req, shared_decision, now, rand, self.settings.decision_max_age_s)
+            return admit(config, state, req, shared_decision, now, rand, self.settings.decision_max_age_s,
+                         observed_at=observed_at)
 
         verdict = self.store.update(entry.key.path, update)  # "<namespace>/<model>": one budget per model
         if verdict.reason != QUOTA_REASON:

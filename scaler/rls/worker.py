@@ -63,6 +63,10 @@ class MirrorEntry:
                                              self._stale_view)
         return view
 
+    @property
+    def observed_at(self) -> float | None:
+        return self.published.observed_at
+
     def record_arrivals(self, n: float = 1, admitted: bool = True) -> None:
         self._mirror.count_arrivals(self.key, n, admitted)
 

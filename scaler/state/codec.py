@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from scaler.admission import AdmissionState
+from scaler.admission.backlog import Admitted
 from scaler.admission.bucket import Bucket
 
 VERSION = 1
@@ -20,6 +21,7 @@ def encode(state: AdmissionState) -> bytes:
         "red": None if state.red is None else [state.red.tokens, state.red.time],
         "shares": buckets(state.shares),
         "seen": dict(state.last_seen),
+        "adm": [[list(b) for b in state.admitted.bins], state.admitted.since],
     }, separators=(",", ":")).encode()
 
 
@@ -37,9 +39,12 @@ def decode(raw: bytes | None) -> AdmissionState:
             return {str(pool): Bucket(float(t), float(at)) for pool, (t, at) in mapping.items()}
 
         red = data["red"]
+        bins, since = data.get("adm") or ([], None)  # absent (an older replica wrote it): nothing counted
         return AdmissionState(quotas=buckets(data["quotas"]),
                               red=None if red is None else Bucket(float(red[0]), float(red[1])),
                               shares=buckets(data["shares"]),
-                              last_seen={str(k): float(v) for k, v in data["seen"].items()})
+                              last_seen={str(k): float(v) for k, v in data["seen"].items()},
+                              admitted=Admitted(tuple((float(t), float(n)) for t, n in bins),
+                                                None if since is None else float(since)))
     except (ValueError, TypeError, KeyError, AttributeError):
         return AdmissionState()

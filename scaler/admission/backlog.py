@@ -1,0 +1,88 @@
+"""The slot queue since the scaler's data (pure): admission counts what the decision cannot see.
+
+A decision is made from data a scrape interval plus a poll interval old (1 s in the demo, 15-35 s
+behind a production Prometheus); a burst fills the batches' free slots and queues faster than
+that. The rate-limit service sees every request as it comes, so between decisions admission
+projects the queue from the decision's own numbers: the requests in the ready batches at the data
+time (R + W), every request admitted since (counted here, in BIN_S bins), and completions at the
+policy's drain rate r0 = max(mu, N x c), which is what the policy assumes too and never less than
+what the fleet completes (a fluid queue that cannot go below empty). A request is refused only if,
+even at that drain, it would wait for a slot past a share of the TTFT budget: outside RED the
+policy's line for RED (it would miss), in RED the share RED's admission rate aims at
+(`AdmissionConfig.miss_ratio`, `red_queue_ratio`). Whatever is not known (no slots, no ready replica, no drain, a count that does not reach
+back to the data time) admits.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scaler.policy.decide import Decision
+
+BIN_S = 0.05  # admissions are counted in bins this wide; the one straddling the data time is left out
+MAX_BINS = 1200  # 60 s of bins (the RLS ignores decisions older than that by default): bounded state
+
+Bins = tuple[tuple[float, float], ...]  # (bin start, requests admitted in it), oldest first
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """Requests admitted recently, complete from `since` (None: nothing counted yet)."""
+
+    bins: Bins = ()
+    since: float | None = None
+
+    def record(self, now: float, cost: float, keep_from: float | None) -> "Admitted":
+        """Count `cost` admitted at `now`; bins before `keep_from` (the current data time) can go."""
+        start = math.floor(now / BIN_S) * BIN_S
+        bins, since = self.bins, self.since if self.since is not None else start
+        if keep_from is not None:
+            cut = 0
+            while cut < len(bins) and bins[cut][0] + BIN_S <= keep_from:
+                cut += 1
+            if cut:
+                bins, since = bins[cut:], max(since, bins[cut - 1][0] + BIN_S)
+        if bins and bins[-1][0] >= start:  # same bin (or a clock that stepped back)
+            bins = bins[:-1] + ((bins[-1][0], bins[-1][1] + cost),)
+        else:
+            bins = bins + ((start, cost),)
+        if len(bins) > MAX_BINS:
+            bins, since = bins[-MAX_BINS:], max(since, bins[-MAX_BINS - 1][0] + BIN_S)
+        return Admitted(bins, since)
+
+    def after(self, t: float) -> Bins | None:
+        """The bins wholly after `t`, or None when the count does not reach back to `t`."""
+        if self.since is None or t < self.since:
+            return None
+        return tuple(b for b in self.bins if b[0] >= t)
+
+
+@dataclass(frozen=True)
+class SlotQueue:
+    """The queue a request admitted now would join, projected from the decision and the count."""
+
+    waiting: float  # requests beyond the ready batches' slots now (negative: free slots)
+    allowed: float  # what drains within the share of the budget (before the class reserve)
+    drain_rps: float
+
+    def wait_s(self, cost: float) -> float:
+        return max(0.0, self.waiting + cost) / self.drain_rps
+
+
+def project(decision: Decision, admitted: Admitted, observed_at: float, now: float, share: float) -> SlotQueue | None:
+    """The slot queue now, or None when it cannot be known (admission then relies on the decision)."""
+    slots, drain, ready = decision.slots, decision.drain_rps, decision.ready_replicas
+    if slots is None or ready <= 0 or not drain > 0 or not math.isfinite(drain):
+        return None
+    since = admitted.after(observed_at)
+    if since is None:
+        return None
+    # In the batches, counted up to their slots, plus waiting: an engine that runs more than S
+    # (vLLM's --max-num-seqs above the safe concurrency) has nobody waiting for those.
+    occupied, t = min(decision.running, ready * slots) + decision.waiting, observed_at
+    for start, n in since:
+        occupied = max(0.0, occupied - drain * max(0.0, start - t)) + n
+        t = max(t, start)
+    occupied = max(0.0, occupied - drain * max(0.0, now - t))
+    return SlotQueue(occupied - ready * slots, drain * decision.budget_s * share, drain)
