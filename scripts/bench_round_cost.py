@@ -7,14 +7,15 @@ over the models; the time of the 300 `ModelEntry.apply` calls (window push, arri
 decide) is printed at several ages. A poll round does this work on serve's loop, between KEDA's
 calls: a round that costs more stretches the GetMetrics tail (docs/shedding.md, "Tails under load").
 
-    python scripts/bench_round_cost.py                  # 300 models, 400 s of history
-    python scripts/bench_round_cost.py --models 100 --profile
+    python scripts/bench_round_cost.py                  # 300 models, 400 s of history, bench_tails' inputs
+    python scripts/bench_round_cost.py --inputs draining --models 100 --profile
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import logging
 import pstats
 import statistics
 import sys
@@ -28,14 +29,26 @@ from scaler.sources.base import Observation  # noqa: E402
 
 AGES_S = (5, 30, 60, 120, 180, 240, 399)
 ROUNDS_PER_LINE = 5
+INPUTS = ("stalled", "draining")
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", type=int, default=300)
     parser.add_argument("--rls-rps", type=float, default=500.0)
+    parser.add_argument("--inputs", choices=INPUTS, default="stalled",
+                        help="stalled: bench_tails.py's exporter page (completions never move, so models with a "
+                             "queue are stalled and RED, as in the soak); draining: completions at 2/s (default stalled)")
     parser.add_argument("--profile", action="store_true", help="then profile 5 rounds at the last age")
     args = parser.parse_args()
+    logging.getLogger("scaler.server").setLevel(logging.ERROR)  # the arrival checks' warnings, 300 of them
 
     now = [1000.0]
     registry = ModelRegistry(clock=lambda: now[0])
@@ -52,11 +65,13 @@ def main() -> int:
         started = time.perf_counter()
         for i, entry in enumerate(entries):
             entry.apply(Observation(time=now[0] - 0.5, waiting=i % 7, running=i % 5, ready_replicas=1,
-                                    completed_total=100 + 2.0 * age), None, now[0], 0.01)
+                                    completed_total=100.0 + (i if args.inputs == "stalled" else 2.0 * age)),
+                        None, now[0], 0.01)
         return time.perf_counter() - started
 
-    print(f"{len(entries)} models, one observation each per second, {args.rls_rps:g} RLS arrivals/s; "
-          f"each line: the median and the least of the last {ROUNDS_PER_LINE} rounds (a shared machine adds to some)")
+    print(f"{len(entries)} models, one observation each per second ({args.inputs}), {args.rls_rps:g} RLS arrivals/s; "
+          f"each line: the median and the least of the last {ROUNDS_PER_LINE} rounds (a shared machine adds to "
+          "some) and this process's RSS (the histories' growth)")
     costs = []
     for age in range(AGES_S[-1] + 1):
         costs.append(second(age))
@@ -64,7 +79,7 @@ def main() -> int:
             recent = costs[-ROUNDS_PER_LINE:]
             median = statistics.median(recent)
             print(f"history {age:3d} s: a round's policy work {1000 * median:5.1f} ms (least {1000 * min(recent):5.1f}; "
-                  f"{1e6 * median / len(entries):.0f} us a model)", flush=True)
+                  f"{1e6 * median / len(entries):.0f} us a model); RSS {rss_mb():.1f} MB", flush=True)
     if args.profile:
         profile = cProfile.Profile()
         profile.enable()
