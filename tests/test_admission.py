@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 from admission_helpers import Driver, decision, req
 from scaler.admission import AdmissionConfig, AdmissionState, TenantConfig, admit, classify, unknown_model
 from scaler.admission.admit import _retry_after
-from scaler.admission.backlog import Admitted
+from scaler.admission.backlog import BIN_S, Admitted
 from scaler.admission.config import AdmissionConfigError
 from scaler.policy.config import REQUEST_CLASSES
 from scaler.policy.decide import State
@@ -238,7 +239,6 @@ COUNTING = AdmissionState(admitted=Admitted(since=-10.0))  # admissions counted 
 def _fleet(state: State = State.GREEN, *, running: float, waiting: float = 0.0, ready: int = 1, slots: float | None = 8.0,
            drain: float = 7.0, time: float = 0.0, admission_rps: float | None = None):
     """A decision with the batch numbers the slot queue is projected from (budget 1 s)."""
-    from dataclasses import replace
     return replace(decision(state, admission_rps, time=time), running=running, waiting=waiting, ready_replicas=ready,
                    slots=slots, drain_rps=drain, budget_s=1.0)
 
@@ -305,3 +305,18 @@ def test_the_slot_queue_counts_from_the_data_time_not_the_decision_time():
     assert not verdict.admitted, "4 waiting + 10 admitted since - 7 drained: 7 queued, this one would wait > 1 s"
     verdict, _ = admit(AdmissionConfig(), state, req(), late, 1.0, 0.5, 60, observed_at=1.0)
     assert verdict.admitted, "counted from the decision's own time the same requests would be missed"
+
+
+def test_the_projection_continues_from_the_last_request_as_a_replay_of_every_bin_would():
+    # Requests at bin starts: counting them one by one and replaying the bins agree exactly.
+    dec = _fleet(running=3.0, drain=7.0)
+    cached = replayed = COUNTING
+    verdicts = []
+    for k in range(1, 60):
+        now = k * BIN_S
+        a, cached = admit(AdmissionConfig(), cached, req(), dec, now, 0.5, 60)
+        b, replayed = admit(AdmissionConfig(), replace(replayed, admitted=replace(replayed.admitted, last=None)),
+                            req(), dec, now, 0.5, 60)
+        assert (a.admitted, a.reason) == (b.admitted, b.reason), k
+        verdicts.append(a.admitted)
+    assert True in verdicts and False in verdicts, "both sides of the line were exercised"

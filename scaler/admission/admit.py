@@ -100,10 +100,12 @@ def admit(config: AdmissionConfig, state: AdmissionState, request: Request, deci
 
     data_time = observed_at if observed_at is not None else (decision.time if decision is not None else None)
 
+    queue = None  # the slot queue, once projected
+
     def admitted(reason, detail, new_state):
         if quota is not None:
             new_state = replace(new_state, quotas={**new_state.quotas, pool: quota.take(cost)})
-        new_state = replace(new_state, admitted=new_state.admitted.record(now, cost, data_time))
+        new_state = replace(new_state, admitted=new_state.admitted.record(now, cost, data_time, queue))
         return verdict(True, reason, detail), new_state
 
     if decision is None:

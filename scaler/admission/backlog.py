@@ -28,13 +28,20 @@ Bins = tuple[tuple[float, float], ...]  # (bin start, requests admitted in it), 
 
 @dataclass(frozen=True)
 class Admitted:
-    """Requests admitted recently, complete from `since` (None: nothing counted yet)."""
+    """Requests admitted recently, complete from `since` (None: nothing counted yet).
+
+    `last` is the projection's latest point (the decision it was projected from, requests in the
+    batches and when), so that the next request under the same decision continues from it instead
+    of replaying every bin: a cache, never stored in a shared store (a replay gives it again)."""
 
     bins: Bins = ()
     since: float | None = None
+    last: tuple[tuple[float, float, float], float, float] | None = None
 
-    def record(self, now: float, cost: float, keep_from: float | None) -> "Admitted":
-        """Count `cost` admitted at `now`; bins before `keep_from` (the current data time) can go."""
+    def record(self, now: float, cost: float, keep_from: float | None,
+               queue: "SlotQueue | None" = None) -> "Admitted":
+        """Count `cost` admitted at `now` (joining `queue`, when projected); bins before `keep_from`
+        (the current data time) can go."""
         start = math.floor(now / BIN_S) * BIN_S
         bins, since = self.bins, self.since if self.since is not None else start
         if keep_from is not None:
@@ -49,7 +56,8 @@ class Admitted:
             bins = bins + ((start, cost),)
         if len(bins) > MAX_BINS:
             bins, since = bins[-MAX_BINS:], max(since, bins[-MAX_BINS - 1][0] + BIN_S)
-        return Admitted(bins, since)
+        last = (queue.key, queue.occupied + cost, now) if queue is not None else None
+        return Admitted(bins, since, last)
 
     def after(self, t: float) -> Bins | None:
         """The bins wholly after `t`, or None when the count does not reach back to `t`."""
@@ -63,8 +71,10 @@ class SlotQueue:
     """The queue a request admitted now would join, projected from the decision and the count."""
 
     waiting: float  # requests beyond the ready batches' slots now (negative: free slots)
-    allowed: float  # what drains within the share of the budget (before the class reserve)
+    allowed: float  # what may wait: what drains within the given share of the budget
     drain_rps: float
+    occupied: float  # in the batches (up to their slots) and waiting, now
+    key: tuple[float, float, float]  # the decision's data time, occupancy then and drain
 
     def wait_s(self, cost: float) -> float:
         return max(0.0, self.waiting + cost) / self.drain_rps
@@ -75,14 +85,20 @@ def project(decision: Decision, admitted: Admitted, observed_at: float, now: flo
     slots, drain, ready = decision.slots, decision.drain_rps, decision.ready_replicas
     if slots is None or ready <= 0 or not drain > 0 or not math.isfinite(drain):
         return None
-    since = admitted.after(observed_at)
-    if since is None:
-        return None
     # In the batches, counted up to their slots, plus waiting: an engine that runs more than S
     # (vLLM's --max-num-seqs above the safe concurrency) has nobody waiting for those.
-    occupied, t = min(decision.running, ready * slots) + decision.waiting, observed_at
-    for start, n in since:
-        occupied = max(0.0, occupied - drain * max(0.0, start - t)) + n
-        t = max(t, start)
+    start_occupied = min(decision.running, ready * slots) + decision.waiting
+    key = (observed_at, start_occupied, drain)
+    last = admitted.last
+    if last is not None and last[0] == key and last[2] <= now:
+        occupied, t = last[1], last[2]  # where the previous request under this decision left it
+    else:
+        since = admitted.after(observed_at)
+        if since is None:
+            return None
+        occupied, t = start_occupied, observed_at
+        for start, n in since:
+            occupied = max(0.0, occupied - drain * max(0.0, start - t)) + n
+            t = max(t, start)
     occupied = max(0.0, occupied - drain * max(0.0, now - t))
-    return SlotQueue(occupied - ready * slots, drain * decision.budget_s * share, drain)
+    return SlotQueue(occupied - ready * slots, drain * decision.budget_s * share, drain, occupied, key)
