@@ -8,8 +8,8 @@ Order of the rules (the first that refuses gives the reason):
    admitted since (scaler/admission/backlog.py), reaches the policy's RED line (`miss_ratio` x
    the budget; in RED, the share its rate aims at, `red_queue_ratio`) is refused: between two
    decisions only this count sees a burst fill the free slots;
-5. GREEN and YELLOW admit the rest; RED admits at most `decision.admission_rps` (what current capacity drains within the TTFT
-   budget) through a token bucket. A class takes a token only while the bucket stays above its
+5. GREEN and YELLOW admit the rest; RED admits at most `decision.admission_rps` (what current
+   capacity drains within the TTFT budget) through a token bucket. A class takes a token only while the bucket stays above its
    reserve (interactive may empty it), and a tenant takes from its own weighted share of the rate
    unless the bucket is full enough that the other tenants are not using theirs.
 Retry-After comes from the policy (time to drain the excess or until new capacity) or from the
