@@ -9,9 +9,10 @@ Order of the rules (the first that refuses gives the reason):
    the budget; in RED, the share its rate aims at, `red_queue_ratio`) is refused: between two
    decisions only this count sees a burst fill the free slots;
 5. GREEN and YELLOW admit the rest; RED admits at most `decision.admission_rps` (what current
-   capacity drains within the TTFT budget) through a token bucket. A class takes a token only while the bucket stays above its
-   reserve (interactive may empty it), and a tenant takes from its own weighted share of the rate
-   unless the bucket is full enough that the other tenants are not using theirs.
+   capacity drains within the TTFT budget) through a token bucket. A class takes a token only
+   while the bucket stays above its reserve (interactive may empty it), and a tenant takes from
+   its own weighted share of the rate unless the bucket is full enough that the other tenants are
+   not using theirs.
 Retry-After comes from the policy (time to drain the excess or until new capacity) or from the
 tenant's quota bucket, spread by the jitter (`rand` in [0, 1)), clamped to [1, 60] seconds.
 """
