@@ -19,6 +19,7 @@ default configuration (one configuration for every workload, never tuned) and fo
 - split-slots: the TTFT-judged batch for the predictor's slot wait, the TPOT-judged one for
   bursts and RED admission (two concurrencies instead of one maxConcurrency);
 - tpot-on-offered-load: the TPOT need scaled by arrivals over completions (tried, not in).
+- no-tpot-red: TPOT never makes RED nor limits RED admission (its demand term kept).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
@@ -196,8 +197,14 @@ class TpotOnOfferedLoad(Variant):
     patch = (decide_module, "_tpot_replicas", _tpot_on_offered_load(decide_module._tpot_replicas))
 
 
+class NoTpotRed(Variant):
+    name = "ours-no-tpot-red"
+    # TPOT out of the state machine and RED admission; its demand term (_tpot_replicas) kept.
+    patch = (decide_module, "_tpot_ratio", lambda config, est: 0.0)
+
+
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
-            TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad)
+            TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
