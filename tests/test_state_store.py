@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from admission_helpers import decision, req
 from scaler.admission import AdmissionConfig, AdmissionState, TenantConfig, admit
+from scaler.admission.backlog import Admitted
 from scaler.admission.bucket import Bucket
 from scaler.admission.share import share_of
 from scaler.policy.decide import State
@@ -46,6 +47,13 @@ pools = st.dictionaries(st.text(min_size=1, max_size=8), bucket, max_size=4)
                  last_seen=st.dictionaries(st.text(min_size=1, max_size=8), st.floats(0, 1e9), max_size=4)))
 def test_the_codec_round_trips_every_state(state):
     assert decode(encode(state)) == state
+
+
+def test_the_codec_keeps_the_admissions_counted_since_the_data():
+    state = AdmissionState(admitted=Admitted(((10.0, 3.0), (10.05, 1.0)), 9.5, ((9.9, 12.0, 6.3), 13.2, 10.07)))
+    assert decode(encode(state)) == state
+    older = encode(AdmissionState()).replace(b',"adm":[[],null,null]', b"")  # a replica before the count
+    assert b'"adm"' not in older and decode(older) == AdmissionState()
 
 
 @pytest.mark.parametrize("raw", [None, b"", b"not json", b'{"v": 99}', b'{"v": 1, "quotas": 3}', b"[]"])

@@ -32,7 +32,7 @@ class Admitted:
 
     `last` is the projection's latest point (the decision it was projected from, requests in the
     batches and when), so that the next request under the same decision continues from it instead
-    of replaying every bin: a cache, never stored in a shared store (a replay gives it again)."""
+    of replaying every bin (a cache: a replay gives it again)."""
 
     bins: Bins = ()
     since: float | None = None

@@ -21,7 +21,7 @@ def encode(state: AdmissionState) -> bytes:
         "red": None if state.red is None else [state.red.tokens, state.red.time],
         "shares": buckets(state.shares),
         "seen": dict(state.last_seen),
-        "adm": [[list(b) for b in state.admitted.bins], state.admitted.since],
+        "adm": [[list(b) for b in state.admitted.bins], state.admitted.since, _last(state.admitted.last)],
     }, separators=(",", ":")).encode()
 
 
@@ -39,12 +39,19 @@ def decode(raw: bytes | None) -> AdmissionState:
             return {str(pool): Bucket(float(t), float(at)) for pool, (t, at) in mapping.items()}
 
         red = data["red"]
-        bins, since = data.get("adm") or ([], None)  # absent (an older replica wrote it): nothing counted
+        bins, since, last = data.get("adm") or ([], None, None)  # absent (an older replica wrote it): nothing counted
         return AdmissionState(quotas=buckets(data["quotas"]),
                               red=None if red is None else Bucket(float(red[0]), float(red[1])),
                               shares=buckets(data["shares"]),
                               last_seen={str(k): float(v) for k, v in data["seen"].items()},
                               admitted=Admitted(tuple((float(t), float(n)) for t, n in bins),
-                                                None if since is None else float(since)))
+                                                None if since is None else float(since),
+                                                None if last is None else (tuple(float(v) for v in last[0]),
+                                                                           float(last[1]), float(last[2]))))
     except (ValueError, TypeError, KeyError, AttributeError):
         return AdmissionState()
+
+
+def _last(last):
+    """The slot queue's last projected point (a cache of a replay of the bins), as JSON."""
+    return None if last is None else [list(last[0]), last[1], last[2]]
