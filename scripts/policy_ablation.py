@@ -251,7 +251,7 @@ def main() -> None:
             worse = [(s, a.slo_attainment, b.slo_attainment) for s, a, b in zip(seeds, ours, unshed)
                      if b.slo_attainment > a.slo_attainment]
             print(f"{name}: seeds where no-shedding beats ours on attainment: "
-                  + (", ".join(f"{s} ({b:.1%} vs {a:.1%})" for s, a, b in worse) or "none"))
+                  + (", ".join(f"{s} ({b:.2%} without vs {a:.2%} with)" for s, a, b in worse) or "none"))
         for policy in variants:
             scores = results[(name, policy)]
             slo = [s.slo_attainment for s in scores]
