@@ -23,8 +23,11 @@ default configuration (one configuration for every workload, never tuned) and fo
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
-Prints, per workload, each variant's SLO attainment (TTFT and TPOT), TTFT-only attainment and
-GPU-seconds on the evaluation window: mean and min-max over the seeds.
+Prints, per workload, each variant's SLO attainment (TTFT and TPOT), TTFT-only attainment,
+GPU-seconds and TTFT p99 on the evaluation window: mean and min-max over the seeds; the TTFT p99
+of served requests (from their first attempt: a request refused and served on retry carries the
+wait) and of admitted attempts (from the attempt admitted to its first token: what shedding
+controls).
 
     python scripts/policy_ablation.py [--workload standard-burst ...] [--seeds 5] [--jobs 2]
 """
@@ -244,7 +247,8 @@ def main() -> None:
             results.setdefault((name, policy), []).append(score)
             print(f"\r{done}/{len(tasks)} runs", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    print(f"{'workload':15s} {'variant':24s} {'SLO eval (min-max)':>22s} {'TTFT-only':>9s} {'GPU-s eval (min-max)':>24s}")
+    print(f"{'workload':15s} {'variant':24s} {'SLO eval (min-max)':>22s} {'TTFT-only':>9s} {'GPU-s eval (min-max)':>24s} "
+          f"{'TTFT p99 (s): served':>22s} {'admitted':>8s}")
     for name in names:
         ours, unshed = results.get((name, "slo-scaler")), results.get((name, "slo-scaler-no-shedding"))
         if ours and unshed:  # pool.map keeps the order: the same seeds, one by one
@@ -257,9 +261,13 @@ def main() -> None:
             slo = [s.slo_attainment for s in scores]
             ttft = [s.ttft_attainment for s in scores]
             gpu = [s.gpu_seconds for s in scores]
+            p99 = [s.ttft_p99_s for s in scores if s.ttft_p99_s is not None]
+            admitted = [s.admitted_ttft_p99_s for s in scores if s.admitted_ttft_p99_s is not None]
+            served = f"{statistics.fmean(p99):8.2f} ({min(p99):.2f}-{max(p99):.2f})" if p99 else "-"
+            served += f" {statistics.fmean(admitted):8.2f}" if admitted else " -"
             print(f"{name:15s} {policy:24s} {statistics.fmean(slo):7.1%} ({min(slo):.1%}-{max(slo):.1%}) "
-                  f"{statistics.fmean(ttft):9.1%} {statistics.fmean(gpu):9,.0f} ({min(gpu):,.0f}-{max(gpu):,.0f})",
-                  flush=True)
+                  f"{statistics.fmean(ttft):9.1%} {statistics.fmean(gpu):9,.0f} ({min(gpu):,.0f}-{max(gpu):,.0f}) "
+                  f"{served:>31s}", flush=True)
 
 
 if __name__ == "__main__":

@@ -84,6 +84,9 @@ class WindowScore:
     ttft_p99_s: float | None
     tpot_p99_s: float | None
     refusal_rate: float
+    # From the admitted attempt to the first token: what shedding controls (ttft_p99_s counts from
+    # the first attempt, so a request refused and served on its retry carries the wait in between).
+    admitted_ttft_p99_s: float | None = None
 
 
 def percentile(sorted_values: list[float], q: float) -> float | None:
@@ -133,6 +136,8 @@ def window_score(record: RunRecord, start: float, end: float, ttft_slo_s: float,
     n = len(chosen)
     ttfts = sorted(r.ttft for r in chosen if r.ttft is not None)
     tpots = sorted(r.tpot for r in chosen if r.tpot is not None)
+    admitted = sorted(r.first_token - r.admitted_at for r in chosen
+                      if r.first_token is not None and r.admitted_at is not None)
     return WindowScore(
         requests=n,
         slo_attainment=sum(1 for r in chosen if meets(r, ttft_slo_s, tpot_slo_s)) / n if n else 1.0,
@@ -140,6 +145,7 @@ def window_score(record: RunRecord, start: float, end: float, ttft_slo_s: float,
         gpu_seconds=gpu_seconds(record, start, end),
         ttft_p99_s=percentile(ttfts, 0.99), tpot_p99_s=percentile(tpots, 0.99),
         refusal_rate=sum(1 for r in chosen if r.refused) / n if n else 0.0,
+        admitted_ttft_p99_s=percentile(admitted, 0.99),
     )
 
 
