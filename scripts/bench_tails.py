@@ -46,6 +46,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 WARMUP_S = 5.0
 FILLED_S = 180.0  # by then the longest per-model history (the policy's release hold) is full
 ENVOY_TIMEOUT_MS = 50.0
+GC_HOOK = Path(__file__).resolve().parent / "gc_hook"
 
 
 def rls_load(port: int, models: list[str], rps: float, start: float, seconds: float, out) -> None:
@@ -120,6 +121,21 @@ def quantiles(values_s: list[float]) -> tuple[list[float], dict[str, float]]:
     return ms, {"p50": q[499], "p90": q[899], "p99": q[989], "p99.9": q[998], "max": ms[-1]}
 
 
+def print_gc_pauses(path: Path, since: float, until: float) -> None:
+    """serve's garbage-collector pauses over the measured period, per generation."""
+    pauses: dict[int, list[float]] = {}
+    seconds = until - since
+    for line in path.read_text().splitlines() if path.exists() else []:
+        at, generation, ms = line.split()
+        if since <= float(at) <= until:
+            pauses.setdefault(int(generation), []).append(float(ms))
+    for generation, ms in sorted(pauses.items()):
+        ms.sort()
+        print(f"serve gc generation {generation}: {len(ms)} collections ({len(ms) / seconds:.1f}/s), pause median "
+              f"{statistics.median(ms):.2f} ms, p99 {ms[int(0.99 * (len(ms) - 1))]:.2f} ms, max {ms[-1]:.2f} ms, "
+              f"{sum(ms) / seconds:.1f} ms a second")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scaledobjects", type=int, default=300)
@@ -130,6 +146,8 @@ def main() -> int:
     parser.add_argument("--poll-interval", type=float, default=1.0,
                         help="serve's poll interval; a huge value measures the RPC paths alone")
     parser.add_argument("--out", type=Path, default=Path("bench-out/bench-tails.png"), help="CDF plot (PNG)")
+    parser.add_argument("--gc-log", action="store_true", help="also log serve's garbage-collector pauses "
+                        "(a gc.callbacks hook, scripts/gc_hook) and print them per generation")
     args = parser.parse_args()
     console = Console(stderr=True)
 
@@ -142,6 +160,10 @@ def main() -> int:
                      "perReplicaCapacity": "4", "source": "prometheus", "prometheusAddress": prometheus}
                     for m in models]
         rls_port = free_port()
+        gc_log = lab.workdir / "gc-pauses.log"
+        if args.gc_log:  # serve's start-up loads scripts/gc_hook/sitecustomize.py, which logs each pause
+            os.environ["SLO_SCALER_GC_LOG"] = str(gc_log)
+            os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(GC_HOOK), os.environ.get("PYTHONPATH")]))
         serve = lab.serve("--poll-interval", str(args.poll_interval), "--rls-port", str(rls_port))
         # The load generators stand for KEDA and Envoy, which run on other machines: with --nice they
         # yield the CPU to serve and Prometheus (both started above).
@@ -189,6 +211,9 @@ def main() -> int:
             first, last = filled[0][1] + filled[0][2], filled[-1][1] + filled[-1][2]
             print(f"serve+RLS RSS from minute {FILLED_S / 60:g} (histories full) to the end: {first:.0f} -> "
                   f"{last:.0f} MB ({100 * (last - first) / first:+.1f}%), peak {max(a + b for _, a, b in filled):.0f} MB")
+
+    if args.gc_log:
+        print_gc_pauses(gc_log, start + WARMUP_S, start + WARMUP_S + args.seconds)
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, ms in (("ShouldRateLimit", rls_ms), ("GetMetrics", keda_ms)):
