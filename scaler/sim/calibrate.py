@@ -15,7 +15,7 @@
   of attainment on one seed.) Each TTFT is judged as the median prompt would have seen it (its
   own idle TTFT replaced by the median prompt's, `judge(own_prefill=)`): with one prompt size,
   as `slo-scaler calibrate` sends, that is the TTFT itself; on a length mix it keeps the longest
-  prompts' own prefill from deciding the batch (Mooncake's safe concurrency was 1 on every seed).
+  prompts' own prefill from deciding the batch (Mooncake's safe concurrency was 1 on four seeds of five, 6 on the fifth).
 """
 
 from __future__ import annotations
