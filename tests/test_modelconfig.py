@@ -333,3 +333,17 @@ def test_batch_summarize_refuses_capacity_with_429_through_real_envoy(tmp_path):
         envoy.stop()
         scaler.close()
         replica.close()
+
+
+def test_admission_takes_the_slot_queue_lines_from_the_models_own_policy():
+    from scaler.admission.config import AdmissionConfig
+    from scaler.modelconfig.runtime import ModelAdmission
+    from scaler.policy.config import PolicyConfig
+
+    models = ModelAdmission({}, AdmissionConfig(), shadow=False)
+    config, shadow = models.for_model(("ns", "chat"), PolicyConfig(red_enter_ratio=0.6, red_exit_ratio=0.5))
+    assert (config.miss_ratio, config.red_queue_ratio, shadow) == (0.6, 0.5, False)
+    default, _ = models.for_model(("ns", "other"), PolicyConfig())
+    assert (default.miss_ratio, default.red_queue_ratio) == (PolicyConfig.red_enter_ratio, PolicyConfig.red_exit_ratio)
+    changed, _ = models.for_model(("ns", "chat"), PolicyConfig(red_enter_ratio=0.9, red_exit_ratio=0.5))
+    assert changed.miss_ratio == 0.9  # a changed trigger is not served from the cache

@@ -43,10 +43,10 @@ class AdmissionConfig:
     burst_s: float = 1.0  # the RED bucket holds this many seconds of the admission rate
     # Outside RED, a request whose slot wait projected since the scaler's data reaches this share
     # of the TTFT budget would miss, and is refused (scaler/admission/backlog.py): the policy's
-    # own line for RED (redEnterRatio).
+    # own line for RED, its redEnterRatio (set from the model's PolicyConfig by ModelAdmission).
     miss_ratio: float = PolicyConfig.red_enter_ratio
     # In RED, the same projection holds the queue at this share of the budget, the share RED's
-    # admission rate aims at (redExitRatio): the rate is a second from stale, the count is not.
+    # admission rate aims at, the policy's redExitRatio: the rate is a second from stale, the count is not.
     red_queue_ratio: float = PolicyConfig.red_exit_ratio
     # A tenant past its fair share may still use the RED bucket while it is fuller than this
     # fraction: the other tenants are not using their shares (work conservation).
@@ -72,8 +72,8 @@ class AdmissionConfig:
             if not 0.0 <= value < 1.0:
                 raise AdmissionConfigError(f"classReserve.{name}", "a fraction in [0, 1)", value)
         _positive("burstSeconds", self.burst_s)
-        _positive("missRatio", self.miss_ratio)
-        _positive("redQueueRatio", self.red_queue_ratio)
+        _positive("redEnterRatio", self.miss_ratio)
+        _positive("redExitRatio", self.red_queue_ratio)
         _positive("activeTenantSeconds", self.active_tenant_s)
         _positive("quotaBurstSeconds", self.quota_burst_s)
         if not 0.0 <= self.borrow_above <= 1.0:

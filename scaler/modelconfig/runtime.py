@@ -8,6 +8,7 @@ from typing import Mapping
 
 from scaler.admission.config import AdmissionConfig, TenantConfig, tenants_from_spec
 from scaler.modelconfig.schema import ModelConfig, ScalerSettings
+from scaler.policy.config import PolicyConfig
 
 # ScalerSettings field -> trigger metadata key (the server's parser takes the KEDA spelling).
 _LISTS = {"scrape_targets"}
@@ -76,12 +77,16 @@ class ModelAdmission:
         self.base, self.shadow = base, shadow
         self._cache: dict[tuple[str, str], tuple[ModelShedding, AdmissionConfig]] = {}
 
-    def for_model(self, model: tuple[str, str]) -> tuple[AdmissionConfig, bool]:
-        """`model` is the registry's (namespace, model) key; a config without a namespace covers every one."""
+    def for_model(self, model: tuple[str, str], policy: PolicyConfig | None = None) -> tuple[AdmissionConfig, bool]:
+        """`model` is the registry's (namespace, model) key; a config without a namespace covers every one.
+        `policy` (the model's PolicyConfig) gives the slot queue its lines: the policy's own RED
+        entry and exit ratios, so admission refuses where the policy would call it a miss."""
         shed = self.shedding.get(model) or self.shedding.get(("", model[1]))
-        if shed is None:
-            return self.base, self.shadow
+        lines = (policy.red_enter_ratio, policy.red_exit_ratio) if policy is not None else None
         cached = self._cache.get(model)
-        if cached is None or cached[0] != shed:
-            cached = self._cache[model] = (shed, shed.admission(self.base))
-        return cached[1], self.shadow or not shed.enforced
+        if cached is None or cached[0] != (shed, lines):
+            config = shed.admission(self.base) if shed is not None else self.base
+            if lines is not None:
+                config = replace(config, miss_ratio=lines[0], red_queue_ratio=lines[1])
+            cached = self._cache[model] = ((shed, lines), config)
+        return cached[1], self.shadow if shed is None else self.shadow or not shed.enforced

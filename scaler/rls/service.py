@@ -79,7 +79,7 @@ class RateLimitService:
         if entry is None:
             return unknown_model(self.settings.admission, classify(entries, "interactive", cost)), UNKNOWN_KEY, self.settings.shadow
         req = classify(entries, entry.config.request_class, cost)
-        admission, shadow = self._per_model.for_model(entry.key)
+        admission, shadow = self._per_model.for_model(entry.key, entry.config)
         now = self.registry.clock()
         decision, observed_at, rand = entry.decision_at(now), entry.observed_at, self._rand()
 

@@ -98,7 +98,9 @@ class SloScaler(Policy):
         self.keda_state = self.keda_state(self.keda)
         tenants = sorted({a.tenant for a in ctx.arrivals})
         self.shedding = shedding  # False: the scaler alone (for ablations), every attempt admitted
-        self.admission = AdmissionConfig(tenants={t: TenantConfig() for t in tenants}, yellow_shed=frozenset())
+        self.admission = AdmissionConfig(tenants={t: TenantConfig() for t in tenants}, yellow_shed=frozenset(),
+                                         miss_ratio=self.config.red_enter_ratio,
+                                         red_queue_ratio=self.config.red_exit_ratio)
         self.admission_state = AdmissionState()
         self._rng = random.Random(f"admission-{ctx.seed}")
         self._last_scrape: float | None = None
