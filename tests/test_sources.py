@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import gc
 import json
 import math
 import threading
@@ -20,7 +21,7 @@ from scaler.sources.counters import FORGET_AFTER_S, MonotonicCounters
 from scaler.sources.discovery import Discovery, KubernetesPodLister, PodInfo, pod_info
 from scaler.sources.scrape import ScrapeSource
 from scaler.sources.vllm import parse_page
-from scaler_helpers import CAPTURE_MODEL, PageServer, vllm_page
+from scaler_helpers import CAPTURE_MODEL, HostileServer, PageServer, vllm_page
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vllm"
 
@@ -137,6 +138,41 @@ def test_scrape_follows_completions_across_rounds():
         assert asyncio.run(rounds()) == [0, 6, 8]
     finally:
         page.close()
+
+
+def test_closing_the_scrape_source_mid_fetch_leaves_no_fetch_pending(caplog):
+    """Shutdown cancels the rounds (Poller.run), but a fetch is shared and shielded, so it runs on;
+    close() must end it. Left pending on a loop that stops after close() (InProcessScaler), it was
+    "Task was destroyed but it is pending!" once the loop was collected. Two ticks' fetches of one
+    URL are both in flight: the second once replaced the first in the shared map, orphaning it."""
+    slow = HostileServer("slow")  # headers, then a byte every 0.2 s: a fetch in flight for minutes
+    source = ScrapeSource(timeout_s=600)
+
+    async def shut_down_mid_fetch():
+        rounds = []
+        for tick in (1.0, 2.0):
+            rounds.append(asyncio.create_task(source.observe([scrape_query(slow.url)], tick)))
+            for _ in range(1000):  # up to 10 s on a loaded machine for the request to arrive
+                if slow.hits == tick:
+                    break
+                await asyncio.sleep(0.01)
+        assert slow.hits == 2, "both ticks' requests reached the server"
+        for round_ in rounds:
+            round_.cancel()
+        await asyncio.gather(*rounds, return_exceptions=True)
+        await source.close()
+        return [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+
+    loop = asyncio.new_event_loop()
+    try:
+        pending = loop.run_until_complete(shut_down_mid_fetch())
+    finally:
+        loop.close()  # as a stopped server loop: nothing cancels what is left on it
+        slow.close()
+    del loop
+    gc.collect()
+    assert pending == []
+    assert "Task was destroyed" not in caplog.text
 
 
 # --- discovery ---------------------------------------------------------------------

@@ -11,7 +11,8 @@ Every fetch is bounded: its own deadline (--source-timeout, however slowly bytes
 most MAX_CONCURRENT_FETCHES at once, MAX_PAGE_BYTES after decompression (inflated in bounded
 steps, so a gzip bomb costs a few MB), no redirects (a 302 elsewhere would bypass the checks on
 scrapeTargets). Fetches are shared: models observed in the same tick (`now`) that list the same
-URL await one fetch.
+URL await one fetch. A fetch outlives a cancelled round (other models may await it) but not
+close(), which cancels and awaits every fetch still in flight before closing the session.
 """
 
 from __future__ import annotations
@@ -39,14 +40,15 @@ class ScrapeSource:
         self._generated = MonotonicCounters()
         self._session: aiohttp.ClientSession | None = None
         self._limit = asyncio.Semaphore(MAX_CONCURRENT_FETCHES)
-        self._fetches: dict[str, tuple[float, asyncio.Future]] = {}  # url -> (tick, its fetch)
+        # (url, tick) -> its fetch: a past tick's fetch still in flight stays here until done, so close() finds it.
+        self._fetches: dict[tuple[str, float], asyncio.Task] = {}
 
     async def observe(self, queries: Sequence[ModelQuery], now: float) -> dict[str, Observation | SourceError]:
         targets = {q.model: self._targets(q) for q in queries}
         urls = sorted({url for t in targets.values() if isinstance(t, list) for url in t})
         pages = dict(zip(urls, await asyncio.gather(*(self._shared_fetch(url, now) for url in urls))))
-        for url in [u for u, (tick, fetch) in self._fetches.items() if tick < now and fetch.done()]:
-            del self._fetches[url]  # a past tick's page: never reused, so not kept
+        for key in [k for k, fetch in self._fetches.items() if k[1] < now and fetch.done()]:
+            del self._fetches[key]  # a past tick's page: never reused, so not kept
         out: dict[str, Observation | SourceError] = {}
         namespaces = {q.model: q.spec.namespace for q in queries}  # one model per namespace in a round
         for model, model_targets in targets.items():
@@ -98,10 +100,10 @@ class ScrapeSource:
 
     def _shared_fetch(self, url: str, tick: float) -> asyncio.Future:
         """The fetch of `url` for this tick, started by the first model that asks for it."""
-        known = self._fetches.get(url)
-        if known is None or known[0] != tick:
-            known = self._fetches[url] = (tick, asyncio.ensure_future(self._fetch(url)))
-        return asyncio.shield(known[1])
+        fetch = self._fetches.get((url, tick))
+        if fetch is None:
+            fetch = self._fetches[(url, tick)] = asyncio.ensure_future(self._fetch(url))
+        return asyncio.shield(fetch)
 
     async def _fetch(self, url: str) -> dict[str, ModelSample] | Exception:
         if self._session is None:
@@ -123,8 +125,16 @@ class ScrapeSource:
             return SourceError(f"{type(exc).__name__}: {str(exc)[:300]}".rstrip(": "))
 
     async def close(self) -> None:
+        # A round cancelled at shutdown leaves its shielded fetches running: end them here, or one
+        # left on a loop that stops next is "Task was destroyed but it is pending!".
+        fetches = [fetch for fetch in self._fetches.values() if not fetch.done()]
+        for fetch in fetches:
+            fetch.cancel()
+        await asyncio.gather(*fetches, return_exceptions=True)
+        self._fetches.clear()
         if self._session is not None:
             await self._session.close()
+            self._session = None
 
 
 async def _read_page(response: aiohttp.ClientResponse) -> bytes:
