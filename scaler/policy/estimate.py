@@ -7,6 +7,7 @@ the decision reads, by keyword, so each concept has one name and one value per t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from scaler.policy.config import PolicyConfig
@@ -14,15 +15,19 @@ from scaler.policy.signals import SignalWindow
 
 # Learned values move by this fraction of each new sample (EWMA), so one odd sample cannot swing them.
 LEARN_RATE = 0.3
+# A configured capacity gives way to the measured one only below this share of it: closer, the
+# difference is within what half a window of a varied mix moves by, and the operator's value stands.
+CAPACITY_TRUST_SHARE = 0.9
 
 
 @dataclass(frozen=True)
 class Learned:
     """What the policy learns online and carries between ticks."""
 
-    capacity_rps: float | None = None
+    capacity_rps: float | None = None  # saturated completions per replica; never above a configured value
     scale_up_s: float | None = None
     concurrency: float | None = None
+    ready_since: float | None = None  # when the ready count last changed (None: not since the policy started)
 
 
 @dataclass(frozen=True)
@@ -38,7 +43,7 @@ class Estimate:
     tpot_s: float | None  # seconds per output token of a running request: R / output token rate
     history_s: float  # how much history the rates rest on
     capacity_rps: float | None  # c, per replica
-    capacity_source: str  # configured | learned | prior | unknown
+    capacity_source: str  # configured | learned-below-configured | learned | prior | unknown
     slots: float | None  # S: requests one replica's batch holds within the SLO
     scale_up_s: float  # L
     pending: tuple[float, ...]  # when each replica not yet ready was asked for, oldest first
@@ -87,12 +92,22 @@ def estimate(config: PolicyConfig, window: SignalWindow, learned: Learned, pendi
     # requests its batch holds.
     learned_c, learned_s = learned.capacity_rps, learned.concurrency
     half_window = config.rate_window_s / 2
+    # Dated by the snapshot (the window's clock), so the rates can be cut where the fleet changed.
+    ready_since = snap.time if ready != last_ready and rates is not None else learned.ready_since
     if ready > 0 and window.queue_sustained():
         learned_s = _learn(learned_s, snap.running / ready)
-        if mu > 0 and history_s >= half_window:
-            learned_c = _learn(learned_c, mu / ready)
-    capacity, source = _capacity(config, learned_c)
     slots = config.max_concurrency if config.max_concurrency is not None else learned_s
+    measured = _saturated_capacity(window, ready, slots, ready_since, half_window)
+    configured = config.per_replica_capacity_rps
+    if measured is not None:
+        # Configured, it is where the EWMA starts and its ceiling: a measurement may lower it, never raise it.
+        learned_c = _learn(learned_c if learned_c is not None else configured, measured)
+        if configured is not None:
+            learned_c = min(learned_c, configured)
+    capacity, source = _capacity(config, learned_c)
+    if source == "learned-below-configured":
+        notes.append(f"capacity {capacity:.2f}/s per replica measured while saturated, "
+                     f"below the configured {configured:g}/s: draining at the measured one")
 
     # A replica past its expected scale-up latency is late for a reason we cannot see (no GPU,
     # image pull): count no capacity from it until it is actually ready.
@@ -109,7 +124,31 @@ def estimate(config: PolicyConfig, window: SignalWindow, learned: Learned, pendi
         scale_up_s=scale_up, pending=pending, landings=landings, drain_rps=drain, stalled=stalled,
         rates_settled=history_s >= half_window, notes=tuple(notes),
     )
-    return est, Learned(capacity_rps=learned_c, scale_up_s=learned_l, concurrency=learned_s)
+    return est, Learned(capacity_rps=learned_c, scale_up_s=learned_l, concurrency=learned_s, ready_since=ready_since)
+
+
+def _saturated_capacity(window: SignalWindow, ready: int, slots: float | None, ready_since: float | None,
+                        half_window: float) -> float | None:
+    """Requests per second one replica completed while requests waited in every snapshot, or None
+    when that says nothing about capacity. Counted over the trailing stretch of such snapshots
+    less its first batch turnover (R / mu, Little's law: a batch that filled as the queue formed
+    finishes together, a turnover later, so the stretch's first seconds read low), and only from
+    half a window after the ready count last changed (new replicas have completed nothing yet).
+    None: less than half a window left to count (a short sample), no completion counted (missing
+    data teaches nothing), or free batch slots now (a queue on one replica while another has room
+    is not the fleet's limit; one slot a replica of slack for a request that finished between two
+    scheduler steps)."""
+    snap = window.latest
+    if ready <= 0 or (slots is not None and snap.running < ready * (slots - 1)):
+        return None
+    since = -math.inf if ready_since is None else ready_since + half_window
+    rate, span = window.saturated_completion_rps(since)
+    if rate <= 0:
+        return None
+    rate, span = window.saturated_completion_rps(snap.time - span + snap.running / rate)
+    if span < half_window or rate <= 0:
+        return None
+    return rate / ready
 
 
 def _tpot(config: PolicyConfig, running: float, prompt_tokens: float | None, generation: float | None) -> float | None:
@@ -126,8 +165,13 @@ def _tpot(config: PolicyConfig, running: float, prompt_tokens: float | None, gen
 
 
 def _capacity(config: PolicyConfig, learned: float | None) -> tuple[float | None, str]:
-    if config.per_replica_capacity_rps is not None:
-        return config.per_replica_capacity_rps, "configured"
+    configured = config.per_replica_capacity_rps
+    if configured is not None:
+        # A calibration on lighter requests than the live mix overstates the drain, and RED then
+        # admits more than completes: what the fleet measurably completes wins when clearly less.
+        if learned is not None and learned <= CAPACITY_TRUST_SHARE * configured:
+            return learned, "learned-below-configured"
+        return configured, "configured"
     if learned is not None:
         return learned, "learned"
     if config.capacity_prior_rps is not None:

@@ -149,6 +149,19 @@ class SignalWindow:
         waiting = self._waiting
         return len(waiting) >= n and all(waiting[-i] > 0 for i in range(1, n + 1))
 
+    def saturated_completion_rps(self, since: float) -> tuple[float, float]:
+        """Completions per second over the trailing snapshots, taken at or after `since`, in each of
+        which requests waited (the batch full throughout, not part of the window only), and the
+        seconds that rests on; (0.0, 0.0) without two such snapshots."""
+        waiting, times = self._waiting, self._times
+        first = len(times)
+        while first > 0 and waiting[first - 1] > 0 and times[first - 1] >= since:
+            first -= 1
+        last = len(times) - 1
+        if last - first < 1:
+            return 0.0, 0.0
+        return self._completion_rate(first, last), self._span(first, last)
+
     def rates(self) -> Rates | None:
         if len(self._times) < 2:
             return None
