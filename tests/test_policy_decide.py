@@ -272,6 +272,22 @@ def test_ready_replicas_are_held_three_scale_up_latencies_starting_ones_are_not(
     assert dropped.demand == 2.0 and dropped.starting_replicas == 2  # asks for the 2 ready only
 
 
+def test_the_hold_keeps_what_the_traffic_needed_not_what_the_trend_forecast():
+    # 8 ready, 10 req/s of 5/s replicas at 0.8 (2.5 replicas), then 20 s at 20/s: the trend over the
+    # scale-up horizon forecasts up to 3x the rate (15 replicas) and asks for more; once the rise
+    # has left the window, the 8 ready are held only to what the traffic seen needed (20/s: 5).
+    config = PolicyConfig(**{**BASE.__dict__, "rate_window_s": 30.0, "max_concurrency": 10_000.0})
+    scenario, total, needs = Scenario(config), 0.0, []
+    for t in range(100):
+        rate = 20.0 if 40 <= t < 60 else 10.0
+        total += rate
+        decision = scenario.tick(waiting=0, running=8, ready=8, completions_per_s=rate, arrivals_total=total)
+        needs.append(decision.need)
+    assert max(needs[40:60]) > 8  # the forecast asked for more than the 8 ready
+    assert decision.need == pytest.approx(10 / 4)
+    assert decision.demand <= 20 / 4 + 1e-9, decision.detail  # before: the 8 ready, held for 180 s
+
+
 def test_a_burst_seen_keeps_headroom_after_it_and_the_headroom_decays():
     from scaler.policy import headroom
 
