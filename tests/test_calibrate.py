@@ -164,15 +164,15 @@ def test_calibrate_finds_the_emulators_max_num_seqs(emulator_fleet):
     assert seen[-1] == f"{MAX_NUM_SEQS} meets the target and {MAX_NUM_SEQS + 1} misses it"
     # Capacity is a batch's. At most what the engine model allows: no request finishes sooner than
     # its prefill plus a decode step alone for each token after the first, with the fewest tokens
-    # the level asks for (max_tokens less the spread); the host can only slow it. At least half of
-    # 4x one request's rate in the same run, so host slowness weighs on both sides (measured 0.85-
-    # 0.99 of 4x, the model says 0.88; serving one request at a time would give 1/4 of it).
+    # the level asks for (max_tokens less the spread); the host can only slow it. At least 1.5x
+    # one request's rate in the same run: serving one at a time gives 1x, the model 3.5x; measured
+    # 3.4-4.0x, and 1.95x with the emulator starved of CPU (tracemalloc on, load average 6.7).
     params = EngineParams()
     fewest = round(config.max_tokens * (1 - config.spread))
     fastest_e2e = params.step_time(256, 0, 0) + (fewest - 1) * params.step_time(0, 1, 256)
     first = levels[0]
     assert first.concurrency == 1
-    assert 0.5 * MAX_NUM_SEQS * first.throughput_rps <= safe.throughput_rps <= MAX_NUM_SEQS / fastest_e2e, (
+    assert 1.5 * first.throughput_rps <= safe.throughput_rps <= MAX_NUM_SEQS / fastest_e2e, (
         safe.throughput_rps, first.throughput_rps, MAX_NUM_SEQS / fastest_e2e)
     # expectedPrefillSeconds (TTFT p50 at concurrency 1) is the prefill with nothing queued: never
     # under the engine's prefill step (the first token comes when the step ends, on the same
