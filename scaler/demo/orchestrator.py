@@ -205,7 +205,11 @@ class Arm:
                         listen = free_port()
                         starts.append(self._timed("envoy", self.start_envoy(session, fleet_port, rls_port, listen)))
                         url = f"http://127.0.0.1:{listen}"
-                await asyncio.gather(*starts)
+                # Every start runs to its end before a failure is raised: a start still running in
+                # its thread when `finally` stops the group would leave its process behind.
+                for outcome in await asyncio.gather(*starts, return_exceptions=True):
+                    if isinstance(outcome, BaseException):
+                        raise outcome
                 up = self.clock()
                 await self.wait_for_signals(source)
                 if self.name == SLO_ARM:
