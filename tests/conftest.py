@@ -230,7 +230,8 @@ def start_emulator_fleet(workdir: Path, *extra_args: str, replicas: int = 2, max
             "--max-replicas", str(max_replicas), "--speed", str(speed), "--cold-start", str(cold_start), *extra_args]
     log = workdir / f"emulator-{port}.log"
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
+    with log.open("wb") as out:  # the child writes to its own copy of the descriptor
+        proc = subprocess.Popen(args, cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT)
     fleet = EmulatorFleet(port, proc, log, max_replicas, args)
 
     def up():

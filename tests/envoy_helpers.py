@@ -85,7 +85,7 @@ class _Upstream(http.server.BaseHTTPRequestHandler):
 
 
 def start_upstream() -> http.server.ThreadingHTTPServer:
-    """A tiny upstream answering 200 "ok" to every GET, on a free loopback port; `.shutdown()` it."""
+    """A tiny upstream answering 200 "ok" to every GET, on a free loopback port; `.shutdown()` and `.server_close()` it."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server

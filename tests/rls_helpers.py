@@ -74,3 +74,4 @@ class RlsHarness:
             self.run(self.server.stop(None))
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
+        self.loop.close()

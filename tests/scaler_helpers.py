@@ -129,6 +129,7 @@ class InProcessScaler:
         self.run(self.app.stop())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(5)
+        self.loop.close()
 
 
 @pytest.fixture

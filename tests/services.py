@@ -52,6 +52,9 @@ def docker_engine() -> bool:
     forced = os.environ.get("SLO_SCALER_TEST_DOCKER")
     if forced in ("0", "1"):
         return forced == "1"
+    host = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"  # what docker.from_env() reads
+    if host.startswith("unix://") and not os.path.exists(host.removeprefix("unix://")):
+        return False  # no socket, no engine; and docker-py leaks the socket of a failed connect
     try:
         import docker
 
@@ -84,7 +87,8 @@ def start(kind: str, args: list[str], workdir: Path, name: str | None = None) ->
     if binary is None:
         raise RuntimeError(f"{kind}: no Docker engine and no local binary; install it with `{spec.install}`")
     log_path = workdir / f"{name or kind}.log"
-    proc = subprocess.Popen([binary, *args], stdout=subprocess.DEVNULL, stderr=log_path.open("wb"))
+    with log_path.open("wb") as log:  # the child writes to its own copy of the descriptor
+        proc = subprocess.Popen([binary, *args], stdout=subprocess.DEVNULL, stderr=log)
 
     def stop() -> None:
         if proc.poll() is None:

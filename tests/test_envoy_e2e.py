@@ -94,6 +94,7 @@ class LoadRun:
         finally:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(5)
+            self._loop.close()
         out: dict[str, dict[str, list[Result]]] = {url: {} for url in self.urls}
         for url, items in self.results.items():
             for phase, result in items:

@@ -173,8 +173,9 @@ def test_real_envoy_asks_the_rls_and_maps_its_status(tmp_path):
         assert (status, body) == (200, b"from upstream"), "failure_mode_deny false: no RLS, admit"
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.communicate(timeout=10)  # waits and closes the stderr pipe
         upstream.shutdown()
+        upstream.server_close()
         rls.server.stop(grace=None)
 
 

@@ -103,4 +103,5 @@ def test_three_replicas_one_envoy_lose_nothing_when_one_dies_mid_burst(scaler_se
     finally:
         envoy.stop()
         upstream.shutdown()
+        upstream.server_close()
         page.close()

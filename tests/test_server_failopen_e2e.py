@@ -80,6 +80,7 @@ class Load:
         self._future.result(30)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
+        self._loop.close()
 
 
 def refusals(serve) -> float:

@@ -206,5 +206,6 @@ def test_rendered_envoy_speaks_mutual_tls_to_the_rls(pki, tmp_path):
         for envoy in envoys:
             envoy.stop()
         upstream.shutdown()
+        upstream.server_close()
         scaler.close()
         page.close()

@@ -65,7 +65,7 @@ class ServeProcess:
         return serve
 
     def _read(self) -> None:
-        with self.log.open("w") as out:
+        with self.log.open("w") as out, self.proc.stderr:  # the pipe closed once serve's stderr ends
             for line in self.proc.stderr:
                 out.write(line)
                 out.flush()
