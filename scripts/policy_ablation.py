@@ -19,7 +19,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - split-slots: the TTFT-judged batch for the predictor's slot wait, the TPOT-judged one for
   bursts and RED admission (two concurrencies instead of one maxConcurrency);
 - tpot-on-offered-load: the TPOT need scaled by arrivals over completions (tried, not in).
-- no-tpot-red: TPOT never makes RED nor limits RED admission (its demand term kept).
+- no-tpot-red: TPOT never makes RED nor limits RED admission (its demand term kept);
+- hold-forecast: the release hold keeps the need with the trend's forecast (the previous release),
+  not what the traffic seen needed.
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
@@ -200,6 +202,17 @@ class TpotOnOfferedLoad(Variant):
     patch = (decide_module, "_tpot_replicas", _tpot_on_offered_load(decide_module._tpot_replicas))
 
 
+def _hold_forecast(original):
+    def release(est, need, seen, recent):
+        return original(est, need, need, recent)  # the hold keeps the need with the trend's forecast
+    return release
+
+
+class HoldForecast(Variant):
+    name = "ours-hold-forecast"
+    patch = (decide_module, "_release", _hold_forecast(decide_module._release))
+
+
 class NoTpotRed(Variant):
     name = "ours-no-tpot-red"
     # TPOT out of the state machine and RED admission; its demand term (_tpot_replicas) kept.
@@ -207,7 +220,7 @@ class NoTpotRed(Variant):
 
 
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
-            TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed)
+            TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
