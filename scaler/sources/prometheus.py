@@ -85,8 +85,12 @@ class PrometheusSource:
         try:
             # One thread, queries, parsing and the observations in turn: parallel threads would fight
             # the RPC loop for the GIL, and the loop itself only takes the finished answers.
-            return await asyncio.get_running_loop().run_in_executor(self._thread, self._observe, built, models, now,
-                                                                    namespace)
+            pending = asyncio.get_running_loop().run_in_executor(self._thread, self._observe, built, models, now,
+                                                                namespace)
+        except RuntimeError as error:  # the thread is shut down: after close(), or as the interpreter exits
+            raise SourceError(f"prometheus {self.address}: source closed ({error})") from None
+        try:
+            return await pending
         except SourceError as error:
             raise SourceError(f"prometheus {self.address}: {error}") from None
 
