@@ -2,7 +2,8 @@
 
 The slo-scaler arm starts the emulator, Prometheus, serve (in a thread) and Envoy at once. Here
 Envoy's binary does not exist, so its start fails at once while serve is still starting: the arm
-must raise that error and still stop serve once it is up (it was left running before 7d60e2f).
+must raise that error, naming Envoy, and still stop serve once it is up (it was left running before
+7d60e2f).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
 import signal
 from pathlib import Path
 
@@ -17,7 +19,7 @@ import pytest
 from rich.console import Console
 
 from scaler.demo.orchestrator import SLO_ARM, Arm, Tools
-from scaler.demo.processes import prometheus_binary
+from scaler.demo.processes import ProcessError, prometheus_binary
 from scaler.demo.scenario import DemoScenario
 
 pytestmark = pytest.mark.integration
@@ -57,16 +59,16 @@ def test_a_failed_start_stops_serve_and_every_other_process(tmp_path):
     # Prometheus when installed (one more real process to stop), else serve scrapes the replicas.
     tools = Tools(prometheus=prometheus_binary(), envoy=str(missing))
     arm = Arm(SLO_ARM, DemoScenario().shortened(), tools, tmp_path / "work", Console(file=io.StringIO()))
-    left: dict[int, str] = {}
     try:
-        with pytest.raises(FileNotFoundError, match=str(missing)):
+        named = f"envoy could not start: .*No such file or directory: {re.escape(repr(str(missing)))}"
+        with pytest.raises(ProcessError, match=named):
             asyncio.run(arm.run())
         # serve was starting in its thread when Envoy failed: it got as far as writing its log.
         assert (tmp_path / "work" / SLO_ARM / "serve.log").exists()
         left = {pid: cmd for pid, cmd in _ours(str(tmp_path)).items() if pid not in before}
         assert left == {}, f"processes left running after the failed start: {left}"
     finally:
-        for pid in left:  # so a failure here does not leave them running for the rest of the suite
+        for pid in set(_ours(str(tmp_path))) - set(before):  # a failure here leaves nothing for later tests
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:

@@ -70,10 +70,14 @@ class ProcessGroup:
         log = self.workdir / f"{name}.log"
         log_file = log.open("wb")
         env = dict(os.environ, PYTHONUNBUFFERED="1")
-        proc = await asyncio.create_subprocess_exec(
-            *argv, stdout=log_file, stderr=log_file,
-            stdin=asyncio.subprocess.DEVNULL, start_new_session=True, env=env)
-        log_file.close()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, stdout=log_file, stderr=log_file,
+                stdin=asyncio.subprocess.DEVNULL, start_new_session=True, env=env)
+        except OSError as error:  # no such binary, not executable: a failed start like any other
+            raise ProcessError(f"{name} could not start: {error}") from None
+        finally:
+            log_file.close()
         ProcessGroup._unreaped.add(proc.pid)
         child = Child(name, proc, log)
         self.children.append(child)
