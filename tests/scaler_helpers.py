@@ -95,7 +95,9 @@ class InProcessScaler:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self._thread.start()
-        self.app: ScalerApp = self.run(self._start(serve_args(*flags), pod_lister))
+        # As long as the subprocess fixture waits: on a loaded 2-core machine 10 s was once too short,
+        # and a start that times out leaves its server polling on this thread until the run ends.
+        self.app: ScalerApp = self.run(self._start(serve_args(*flags), pod_lister), timeout=30.0)
         self.target = f"127.0.0.1:{self.app.grpc_port}"
         self.channel = (grpc.secure_channel(self.target, channel_credentials,
                                             options=[("grpc.ssl_target_name_override", "localhost")])
