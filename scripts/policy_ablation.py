@@ -202,15 +202,11 @@ class TpotOnOfferedLoad(Variant):
     patch = (decide_module, "_tpot_replicas", _tpot_on_offered_load(decide_module._tpot_replicas))
 
 
-def _hold_forecast(original):
-    def release(est, need, seen, recent):
-        return original(est, need, need, recent)  # the hold keeps the need with the trend's forecast
-    return release
-
-
 class HoldForecast(Variant):
     name = "ours-hold-forecast"
-    patch = (decide_module, "_release", _hold_forecast(decide_module._release))
+    # The hold keeps the need with the trend's forecast in place of the seen need.
+    patch = (decide_module, "_release",
+             lambda est, need, seen, recent, _release=decide_module._release: _release(est, need, need, recent))
 
 
 class NoTpotRed(Variant):
