@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import replace
 
@@ -240,17 +241,17 @@ def _fleet(state: State = State.GREEN, *, running: float, waiting: float = 0.0, 
            drain: float = 7.0, time: float = 0.0, admission_rps: float | None = None):
     """A decision with the batch numbers the slot queue is projected from (budget 1 s)."""
     return replace(decision(state, admission_rps, time=time), running=running, waiting=waiting, ready_replicas=ready,
-                   slots=slots, drain_rps=drain, budget_s=1.0)
+                   slots=slots, drain_rps=drain, capacity_rps=drain / max(ready, 1), budget_s=1.0)
 
 
 def test_a_burst_between_decisions_is_admitted_into_free_slots_and_refused_once_it_would_miss():
-    # Data at t=0: 3 of 8 slots busy, drain 7/s, budget 1 s: a request that would wait 1 s for a
-    # slot misses (the policy's RED line), so at most 6 may wait beyond the slots.
-    driver = Driver(AdmissionConfig(), _fleet(running=3.0), COUNTING)
+    # Data at t=0: 8 of 8 slots busy, drain 7/s, budget 1 s: a request that would wait 1 s for a
+    # slot misses (the policy's RED line), so at most 7 may wait beyond the slots.
+    driver = Driver(AdmissionConfig(), _fleet(running=8.0), COUNTING)
     driver.run(1.0, {("interactive", None): 30.0})
     admitted = driver.admitted[("interactive", "other")]
-    # The queue reaches its limit after ~0.48 s (14 admitted), then takes what drains: ~18 in all.
-    assert 16 <= admitted <= 20, admitted
+    # The queue reaches its limit after ~0.2 s (6 admitted), then takes what drains: ~13 in all.
+    assert 11 <= admitted <= 15, admitted
     refused = [v for v in driver.verdicts if not v.admitted]
     assert refused and {v.reason for v in refused} == {"queue-over-budget"} and {v.state for v in refused} == {"GREEN"}
     assert all(v.code == 503 and v.retry_after_s >= 1 for v in refused)
@@ -258,6 +259,36 @@ def test_a_burst_between_decisions_is_admitted_into_free_slots_and_refused_once_
     driver.decision = _fleet(running=8.0, waiting=5.0, time=driver.now)
     driver.now += 0.5
     assert driver.offer(req()).admitted, "3.5 drained in 0.5 s: 1.5 waiting + this one, within 7"
+
+
+def _slot_waits(times: list[float], running: float, slots: int, service_s: float) -> list[float]:
+    """Each admitted request's wait for a slot in a discrete batch: the `running` requests at t=0
+    finish evenly over one service time (ages spread evenly), every admitted one holds its slot
+    `service_s`, first come first served."""
+    free = sorted([service_s * (k + 1) / running for k in range(int(running))] + [0.0] * (slots - int(running)))
+    waits = []
+    for t in times:
+        slot = max(free.pop(0), t)
+        waits.append(slot - t)
+        bisect.insort(free, slot + service_s)
+    return waits
+
+
+def test_a_burst_into_half_empty_batches_queues_at_the_rate_the_old_batch_finishes():
+    # 3 of 8 slots busy at the data time. The 5 free slots fill at once, and the requests queued
+    # behind them get slots only as the 3 old requests finish (each new one holds its slot a
+    # service time, 8/7 s): draining at the full 7/s from the start admitted requests that waited
+    # 1.7 s, 70% past the 1 s line.
+    state, now, times = COUNTING, 0.0, []
+    while now < 2.0:
+        now = round(now + 1 / 30, 6)
+        verdict, state = admit(AdmissionConfig(), state, req(), _fleet(running=3.0), now, 0.5, 60)
+        if verdict.admitted:
+            times.append(now)
+    waits = _slot_waits(times, running=3.0, slots=8, service_s=8 / 7)
+    assert len(times) < 60 and max(waits) > 0.5, "the burst queued and was refused"
+    # The fluid projection spreads the old batch's completions evenly: within 10% of the line.
+    assert max(waits) <= 1.1, max(waits)
 
 
 def test_red_admits_at_its_rate_and_never_past_the_queue_it_aims_at():

@@ -112,7 +112,7 @@ def test_red_refuses_past_the_drainable_rate_and_exports_it(harness):
 
 
 def test_a_burst_between_two_decisions_is_refused_once_it_would_wait_past_the_budget(harness):
-    # The scraped data (time t0): 3 of 8 slots busy, the queue drains at 2/s, budget 1 s: a
+    # The scraped data (time t0): 3 of 8 slots busy, the fleet completes 2/s, budget 1 s: a
     # request may wait 0.8 s for a slot (1.6 requests). Then a burst arrives before the next
     # decision: only the RLS sees it. Its 5 free slots and what drains meanwhile take requests,
     # the rest is refused with the capacity code although the decision still says GREEN.
@@ -120,7 +120,7 @@ def test_a_burst_between_two_decisions_is_refused_once_it_would_wait_past_the_bu
     entry = h.add_model(MODEL)
     h.call({"model": MODEL}), h.call({"model": MODEL})  # counted before the data time: not in the queue
     _set(entry, State.GREEN)
-    entry.decision = replace(entry.decision, running=3.0, slots=8.0, drain_rps=2.0, budget_s=1.0)
+    entry.decision = replace(entry.decision, running=3.0, slots=8.0, drain_rps=2.0, completion_rps=2.0, budget_s=1.0)
     t0 = entry.observed_at
     time.sleep(BIN_S)  # counts are kept in bins this wide; the one straddling the data time is not counted
     codes = [h.call({"model": MODEL}).overall_code for _ in range(30)]
@@ -130,7 +130,7 @@ def test_a_burst_between_two_decisions_is_refused_once_it_would_wait_past_the_bu
     assert codes[0] == OK and codes[-1] == OVER_LIMIT
     assert f'reason="queue-over-budget",tenant="other"}} {30 - admitted:.1f}' in _exposition(h)
     # Fail open: once the data is old enough that the drain since has emptied the queue, admit.
-    entry.decision = replace(entry.decision, drain_rps=1e6)
+    entry.decision = replace(entry.decision, drain_rps=1e6, capacity_rps=1e6)
     assert h.call({"model": MODEL}).overall_code == OK
 
 

@@ -129,11 +129,11 @@ def admit(config: AdmissionConfig, state: AdmissionState, request: Request, deci
     ratio = config.red_queue_ratio if decision.state is State.RED else config.miss_ratio
     queue = project(decision, state.admitted, data_time, now, ratio)
     if queue is not None and queue.waiting + cost >= queue.allowed:
-        wait = max((queue.waiting + cost - queue.allowed) / queue.drain_rps, decision.retry_after_s)
+        wait = max(queue.excess_s(cost), decision.retry_after_s)
         return verdict(False, QUEUE_REASON, (
             f"would wait {queue.wait_s(cost):.2f}s for a batch slot, >= {ratio:g} x the {decision.budget_s:.2f}s "
             f"budget: the requests admitted since the scaler's data {max(0.0, now - data_time):.1f}s ago fill the "
-            f"slots faster than {queue.drain_rps:.2f}/s drain"),
+            f"slots faster than {queue.rate_rps:.2f}/s drain"),
             config.capacity_code, _retry_after(wait, config.retry_jitter, rand)), state
     if decision.state is not State.RED:
         return admitted(decision.state.value.lower(), f"{decision.state.value}: admitted", state)

@@ -4,13 +4,18 @@ A decision is made from data a scrape interval plus a poll interval old (1 s in 
 behind a production Prometheus); a burst fills the batches' free slots and queues faster than
 that. The rate-limit service sees every request as it comes, so between decisions admission
 projects the queue from the decision's own numbers: the requests in the ready batches at the data
-time (R + W), every request admitted since (counted here, in BIN_S bins), and completions at the
-policy's drain rate r0 = max(mu, N x c), which is what the policy assumes too and never less than
-what the fleet completes (a fluid queue that cannot go below empty). A request is refused only if,
-even at that drain, it would wait for a slot past a share of the TTFT budget: outside RED the
-policy's line for RED (it would miss), in RED the share RED's admission rate aims at
-(`AdmissionConfig.miss_ratio`, `red_queue_ratio`). Whatever is not known (no slots, no ready replica, no drain, a count that does not reach
-back to the data time) admits.
+time (R + W), every request admitted since (counted here, in BIN_S bins), and completions (a fluid
+queue that cannot go below empty). A request is refused only if, even at that drain, it would wait
+for a slot past a share of the TTFT budget: outside RED the policy's line for RED (it would miss),
+in RED the share RED's admission rate aims at (`AdmissionConfig.miss_ratio`, `red_queue_ratio`).
+
+The drain is the policy's r0 = max(mu, N x c) once the batches have turned over, one service
+time T = S / c after the data time. Before that only the requests in the batches at the data time
+can finish (one a slot admits now holds it about T): at R / T, or mu when the fleet measurably
+completes faster, never above r0. A burst that fills half-empty batches therefore queues at the
+rate the old batch finishes, not at the full fleet's (the demo's misses at a burst's onset).
+Whatever is not known (no slots, no ready replica, no drain, a count that does not reach back to
+the data time) admits; without a capacity the drain is r0 from the start.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ class Admitted:
 
     bins: Bins = ()
     since: float | None = None
-    last: tuple[tuple[float, float, float], float, float] | None = None
+    last: tuple[tuple, float, float] | None = None
 
     def record(self, now: float, cost: float, keep_from: float | None,
                queue: "SlotQueue | None" = None) -> "Admitted":
@@ -67,27 +72,69 @@ class Admitted:
 
 
 @dataclass(frozen=True)
+class Drain:
+    """Completions after the data time: `early` requests/s until `turned`, `full` after."""
+
+    early: float
+    turned: float  # when the batches at the data time have turned over (data time + T)
+    full: float  # r0
+
+    def between(self, a: float, b: float) -> float:
+        """Requests completed from `a` to `b`."""
+        if b <= a:
+            return 0.0
+        early = max(0.0, min(b, self.turned) - a)
+        return self.early * early + self.full * (b - a - early)
+
+    def time_to(self, amount: float, start: float) -> float:
+        """Seconds from `start` until `amount` requests have completed."""
+        if amount <= 0:
+            return 0.0
+        early = self.early * max(0.0, self.turned - start)
+        if amount <= early:
+            return amount / self.early
+        return max(0.0, self.turned - start) + (amount - early) / self.full
+
+
+@dataclass(frozen=True)
 class SlotQueue:
     """The queue a request admitted now would join, projected from the decision and the count."""
 
     waiting: float  # requests beyond the ready batches' slots now (negative: free slots)
     allowed: float  # what may wait: what drains within the given share of the budget
-    drain_rps: float
+    drain: Drain
+    now: float
     occupied: float  # in the batches (up to their slots) and waiting, now
-    key: tuple[float, float, float]  # the decision's data time, occupancy then and drain
+    key: tuple  # the decision's data time, occupancy then and drain
 
     def wait_s(self, cost: float) -> float:
-        return max(0.0, self.waiting + cost) / self.drain_rps
+        return self.drain.time_to(self.waiting + cost, self.now)
+
+    @property
+    def rate_rps(self) -> float:
+        """The drain now."""
+        return self.drain.early if self.now < self.drain.turned else self.drain.full
+
+    def excess_s(self, cost: float) -> float:
+        """How long until a request refused now would fit under the line."""
+        return self.drain.time_to(self.waiting + cost - self.allowed, self.now)
 
 
 def project(decision: Decision, admitted: Admitted, observed_at: float, now: float, share: float) -> SlotQueue | None:
     """The slot queue now, or None when it cannot be known (admission then relies on the decision)."""
-    slots, drain, ready = decision.slots, decision.drain_rps, decision.ready_replicas
-    if slots is None or ready <= 0 or not drain > 0 or not math.isfinite(drain):
+    slots, full, ready = decision.slots, decision.drain_rps, decision.ready_replicas
+    if slots is None or ready <= 0 or not full > 0 or not math.isfinite(full):
         return None
     # In the batches, counted up to their slots, plus waiting: an engine that runs more than S
     # (vLLM's --max-num-seqs above the safe concurrency) has nobody waiting for those.
-    start_occupied = min(decision.running, ready * slots) + decision.waiting
+    in_batches = min(decision.running, ready * slots)
+    start_occupied = in_batches + decision.waiting
+    capacity = decision.capacity_rps
+    if capacity and capacity > 0 and math.isfinite(capacity):
+        turnover = slots / capacity
+        drain = Drain(min(full, max(decision.completion_rps, in_batches / turnover)), observed_at + turnover, full)
+    else:
+        drain = Drain(full, observed_at, full)
     key = (observed_at, start_occupied, drain)
     last = admitted.last
     if last is not None and last[0] == key and last[2] <= now:
@@ -98,7 +145,8 @@ def project(decision: Decision, admitted: Admitted, observed_at: float, now: flo
             return None
         occupied, t = start_occupied, observed_at
         for start, n in since:
-            occupied = max(0.0, occupied - drain * max(0.0, start - t)) + n
+            occupied = max(0.0, occupied - drain.between(t, start)) + n
             t = max(t, start)
-    occupied = max(0.0, occupied - drain * max(0.0, now - t))
-    return SlotQueue(occupied - ready * slots, drain * decision.budget_s * share, drain, occupied, key)
+    occupied = max(0.0, occupied - drain.between(t, now))
+    allowed = drain.between(now, now + decision.budget_s * share)
+    return SlotQueue(occupied - ready * slots, allowed, drain, now, occupied, key)
