@@ -8,7 +8,8 @@
   page, a gzip bomb, a redirect, duplicate series).
 - `Forwarder(port)`: a TCP forwarder whose `close()` cuts the path (Prometheus loses the pods).
 - `InProcessScaler(*serve_flags, pod_lister=None)`: the real ScalerApp (gRPC, health, /metrics,
-  poller) on its own event-loop thread, with a sync `client` (ExternalScalerClient).
+  poller) on its own event-loop thread, with a sync `client` (ExternalScalerClient); a start that
+  fails or times out stops all it started before raising.
 - `metric(text, name, **labels)`: one sample of a Prometheus text page (process.sample_value).
 - `scaler_server` fixture: `slo-scaler serve` as a subprocess on free ports; returns a
   scaler.server.process.ServeProcess (`.client`, `.metric()`, `.events("state_change")`,
@@ -89,26 +90,73 @@ def serve_args(*flags: str):
 
 
 class InProcessScaler:
-    """`slo-scaler serve` minus signal handling, on a loop thread; close() stops it cleanly."""
+    """`slo-scaler serve` minus signal handling, on a loop thread; close() stops it cleanly.
 
-    def __init__(self, *flags: str, pod_lister=None, channel_credentials: grpc.ChannelCredentials | None = None):
+    A start that fails or takes longer than `start_timeout` stops everything it got to (the loop
+    thread, gRPC, the RLS process, /metrics, the poller and its sources) before the error is raised:
+    the start's own error, or TimeoutError."""
+
+    def __init__(self, *flags: str, pod_lister=None, channel_credentials: grpc.ChannelCredentials | None = None,
+                 start_timeout: float = 30.0):
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread = threading.Thread(target=self.loop.run_forever, name="in-process-scaler", daemon=True)
         self._thread.start()
-        # As long as the subprocess fixture waits: on a loaded 2-core machine 10 s was once too short,
-        # and a start that times out leaves its server polling on this thread until the run ends.
-        self.app: ScalerApp = self.run(self._start(serve_args(*flags), pod_lister), timeout=30.0)
+        self.app: ScalerApp | None = None  # set on the loop as soon as it exists, so a failed start can stop it
+        self._starting: asyncio.Task | None = None
+        # As long as the subprocess fixture waits: on a loaded 2-core machine 10 s was once too short.
+        starting = asyncio.run_coroutine_threadsafe(self._start(serve_args(*flags), pod_lister), self.loop)
+        try:
+            starting.result(start_timeout)
+        except BaseException as error:
+            timed_out = isinstance(error, TimeoutError) and not starting.done()  # ours, not one start raised
+            self._abort()
+            if timed_out:
+                raise TimeoutError(f"serve did not start within {start_timeout:g} s "
+                                   "(what it had started is stopped)") from None
+            raise
         self.target = f"127.0.0.1:{self.app.grpc_port}"
         self.channel = (grpc.secure_channel(self.target, channel_credentials,
                                             options=[("grpc.ssl_target_name_override", "localhost")])
                         if channel_credentials else grpc.insecure_channel(self.target))
         self.client = ExternalScalerClient(self.channel)
 
-    @staticmethod
-    async def _start(args, pod_lister) -> ScalerApp:
-        app = ScalerApp(args, pod_lister=pod_lister)
-        await app.start()
-        return app
+    async def _start(self, args, pod_lister) -> None:
+        self._starting = asyncio.current_task()
+        self.app = ScalerApp(args, pod_lister=pod_lister)
+        await self.app.start()
+
+    def _abort(self) -> None:
+        """After a failed or timed-out start: cancel it, stop what it started, end the loop thread."""
+        try:
+            asyncio.run_coroutine_threadsafe(self._stop_started(), self.loop).result(60.0)
+        finally:
+            self._end_loop()
+
+    async def _stop_started(self) -> None:
+        """ScalerApp.stop for a start that may have ended anywhere (it expects a whole one)."""
+        if self._starting is not None and not self._starting.done():
+            self._starting.cancel()
+        if self._starting is not None:
+            await asyncio.gather(self._starting, return_exceptions=True)
+        app = self.app
+        if app is None:
+            return  # failed building its settings: nothing was started
+        for task in (getattr(app, "poll_task", None), getattr(app, "config_task", None)):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if getattr(app, "server", None) is not None:
+            await app.server.stop(0)
+        if getattr(app, "rls", None) is not None:
+            await app.rls.stop(0)
+        if getattr(app, "runner", None) is not None:
+            await app.runner.cleanup()
+        await app.poller.close()
+
+    def _end_loop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5)
+        self.loop.close()
 
     @property
     def registry(self):
@@ -129,9 +177,7 @@ class InProcessScaler:
     def close(self) -> None:
         self.channel.close()
         self.run(self.app.stop())
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(5)
-        self.loop.close()
+        self._end_loop()
 
 
 @pytest.fixture

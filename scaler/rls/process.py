@@ -97,6 +97,9 @@ class RlsProcess:
         except (TimeoutError, EOFError, OSError) as error:
             await self._kill()
             raise RuntimeError(f"the rate-limit service process did not start: {error!r}") from None
+        except asyncio.CancelledError:  # the start given up on: the process must not outlive it
+            await self._kill()
+            raise
         if reply[0] == "failed":
             await self._kill()
             raise (OSError if reply[1] == "OSError" else RuntimeError)(reply[2])

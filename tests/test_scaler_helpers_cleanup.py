@@ -1,0 +1,127 @@
+"""InProcessScaler: a start that fails or times out leaves nothing running.
+
+Each test starts a real ScalerApp (gRPC, the RLS process, /metrics, the poller) that fails at a
+different point, then checks what the process can observe: the loop thread is gone, the ports it
+listened on can be bound again, and no child process (the RLS) is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import free_port
+from scaler.server.app import ScalerApp
+from scaler_helpers import CAPTURE_MODEL, InProcessScaler, PageServer, vllm_page
+
+
+def _children() -> set[int]:
+    """This process's live child processes (Linux: every thread's children file)."""
+    pids: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        try:
+            pids.update(int(pid) for pid in (task / "children").read_text().split())
+        except FileNotFoundError:  # that thread ended meanwhile
+            pass
+    return pids
+
+
+def _bindable(port: int) -> bool:
+    try:
+        socket.create_server(("127.0.0.1", port)).close()
+    except OSError:
+        return False
+    return True
+
+
+class Ports:
+    """gRPC and RLS ports for the scaler; `assert_nothing_left()` once its start has failed."""
+
+    def __init__(self) -> None:
+        self.children_before = _children()
+        self.grpc, self.rls = free_port(), free_port()
+
+    def assert_nothing_left(self) -> None:
+        assert not [t for t in threading.enumerate() if t.name == "in-process-scaler"], "the loop thread still runs"
+        assert _children() <= self.children_before, "a child process (the RLS) outlived the failed start"
+        assert _bindable(self.grpc), "the gRPC server still listens"
+        assert _bindable(self.rls), "the RLS process still listens"
+
+
+@pytest.fixture
+def ports() -> Ports:
+    return Ports()
+
+
+def test_a_taken_metrics_port_fails_the_start_and_stops_grpc_and_the_rls(ports):
+    taken = socket.create_server(("127.0.0.1", 0))  # /metrics comes up after gRPC and the RLS process
+    try:
+        with pytest.raises(OSError):
+            InProcessScaler("--grpc-port", str(ports.grpc), "--rls-port", str(ports.rls),
+                            "--metrics-port", str(taken.getsockname()[1]))
+    finally:
+        taken.close()
+    ports.assert_nothing_left()
+
+
+@pytest.fixture
+def polled_model(tmp_path):
+    page = PageServer(vllm_page(waiting=3, running=2))
+    models = tmp_path / "models.yaml"
+    models.write_text(yaml.safe_dump([{"model": CAPTURE_MODEL, "source": "scrape", "scrapeTargets": page.url,
+                                       "ttftSloSeconds": "2", "perReplicaCapacity": "4",
+                                       "scaleUpLatencySeconds": "60"}]))
+    yield models, page
+    page.close()
+
+
+def test_a_start_failing_after_everything_came_up_stops_all_of_it(ports, polled_model, monkeypatch):
+    """Every part running, the poller scraping, then the start raises: all of it is stopped."""
+    models, page = polled_model
+    real_start = ScalerApp.start
+
+    async def start_then_fail(app):
+        await real_start(app)
+        while page.hits == 0:  # the poller is running: it has scraped the model's page
+            await asyncio.sleep(0.05)
+        raise RuntimeError("injected failure after the start")
+
+    monkeypatch.setattr(ScalerApp, "start", start_then_fail)
+    with pytest.raises(RuntimeError, match="injected failure"):
+        InProcessScaler("--models", str(models), "--poll-interval", "0.2",
+                        "--grpc-port", str(ports.grpc), "--rls-port", str(ports.rls))
+    ports.assert_nothing_left()
+
+
+def test_a_start_that_never_finishes_times_out_and_stops_what_it_started(ports, polled_model, monkeypatch):
+    """The timed-out start is cancelled wherever it is, and what it got to is stopped."""
+    models, _ = polled_model
+    real_start = ScalerApp.start
+
+    async def start_then_hang(app):
+        await real_start(app)
+        await asyncio.Event().wait()
+
+    monkeypatch.setattr(ScalerApp, "start", start_then_hang)
+    with pytest.raises(TimeoutError, match="serve did not start within 1 s"):
+        InProcessScaler("--models", str(models), "--poll-interval", "0.2",
+                        "--grpc-port", str(ports.grpc), "--rls-port", str(ports.rls), start_timeout=1.0)
+    ports.assert_nothing_left()
+
+
+def test_a_timeout_while_the_rls_process_starts_kills_that_process(ports, tmp_path, monkeypatch):
+    """An RLS process that never answers (here: one that only sleeps): the cancelled start kills it."""
+    silent = tmp_path / "silent-python"
+    silent.write_text("#!/bin/sh\nexec sleep 600\n")
+    silent.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(silent))  # what serve starts the RLS process with
+    with pytest.raises(TimeoutError, match="serve did not start"):
+        InProcessScaler("--grpc-port", str(ports.grpc), "--rls-port", str(ports.rls), start_timeout=1.0)
+    ports.assert_nothing_left()
