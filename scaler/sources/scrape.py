@@ -12,7 +12,8 @@ most MAX_CONCURRENT_FETCHES at once, MAX_PAGE_BYTES after decompression (inflate
 steps, so a gzip bomb costs a few MB), no redirects (a 302 elsewhere would bypass the checks on
 scrapeTargets). Fetches are shared: models observed in the same tick (`now`) that list the same
 URL await one fetch. A fetch outlives a cancelled round (other models may await it) but not
-close(), which cancels and awaits every fetch still in flight before closing the session.
+close(), which cancels and awaits every fetch still in flight before closing the session. A fetch
+that finds the loop's default executor shut down (as the interpreter exits) fails as "source closed".
 """
 
 from __future__ import annotations
@@ -123,6 +124,13 @@ class ScrapeSource:
             return SourceError(f"no complete page within {self.timeout_s:g}s")
         except (aiohttp.ClientError, SourceError, ValueError, zlib.error) as exc:
             return SourceError(f"{type(exc).__name__}: {str(exc)[:300]}".rstrip(": "))
+        except RuntimeError:
+            # Parsing and resolving a host name both run on the loop's default executor; once that is
+            # shut down (as the interpreter exits) the round fails as closed. Any other RuntimeError is a bug.
+            refusal = _executor_refusal()
+            if refusal is None:
+                raise
+            return SourceError(f"source closed ({refusal})")
 
     async def close(self) -> None:
         # A round cancelled at shutdown leaves its shielded fetches running: end them here, or one
@@ -135,6 +143,15 @@ class ScrapeSource:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def _executor_refusal() -> RuntimeError | None:
+    """The loop's default executor's refusal of work, if it refuses (None: it takes work)."""
+    try:
+        asyncio.get_running_loop().run_in_executor(None, int)  # a no-op: only whether it is accepted matters
+    except RuntimeError as refusal:
+        return refusal
+    return None
 
 
 async def _read_page(response: aiohttp.ClientResponse) -> bytes:
