@@ -82,37 +82,33 @@ def polled_model(tmp_path):
     page.close()
 
 
-def test_a_start_failing_after_everything_came_up_stops_all_of_it(ports, polled_model, monkeypatch):
-    """Every part running, the poller scraping, then the start raises: all of it is stopped."""
+async def _fail_once_polled(page: PageServer) -> None:
+    while page.hits == 0:  # the poller is running: it has scraped the model's page
+        await asyncio.sleep(0.05)
+    raise RuntimeError("injected failure after the start")
+
+
+async def _never_finish(page: PageServer) -> None:
+    await asyncio.Event().wait()
+
+
+@pytest.mark.parametrize("then, error, match, start_timeout", [
+    (_fail_once_polled, RuntimeError, "injected failure", 30.0),  # every part running, then the start raises
+    (_never_finish, TimeoutError, "serve did not start within 1 s", 1.0),  # cancelled wherever it is by then
+])
+def test_a_start_that_fails_or_never_finishes_stops_what_it_started(ports, polled_model, monkeypatch, then, error,
+                                                                    match, start_timeout):
     models, page = polled_model
     real_start = ScalerApp.start
 
-    async def start_then_fail(app):
+    async def start_then(app):
         await real_start(app)
-        while page.hits == 0:  # the poller is running: it has scraped the model's page
-            await asyncio.sleep(0.05)
-        raise RuntimeError("injected failure after the start")
+        await then(page)
 
-    monkeypatch.setattr(ScalerApp, "start", start_then_fail)
-    with pytest.raises(RuntimeError, match="injected failure"):
+    monkeypatch.setattr(ScalerApp, "start", start_then)
+    with pytest.raises(error, match=match):
         InProcessScaler("--models", str(models), "--poll-interval", "0.2",
-                        "--grpc-port", str(ports.grpc), "--rls-port", str(ports.rls))
-    ports.assert_nothing_left()
-
-
-def test_a_start_that_never_finishes_times_out_and_stops_what_it_started(ports, polled_model, monkeypatch):
-    """The timed-out start is cancelled wherever it is, and what it got to is stopped."""
-    models, _ = polled_model
-    real_start = ScalerApp.start
-
-    async def start_then_hang(app):
-        await real_start(app)
-        await asyncio.Event().wait()
-
-    monkeypatch.setattr(ScalerApp, "start", start_then_hang)
-    with pytest.raises(TimeoutError, match="serve did not start within 1 s"):
-        InProcessScaler("--models", str(models), "--poll-interval", "0.2",
-                        "--grpc-port", str(ports.grpc), "--rls-port", str(ports.rls), start_timeout=1.0)
+                        "--grpc-port", str(ports.grpc), "--rls-port", str(ports.rls), start_timeout=start_timeout)
     ports.assert_nothing_left()
 
 
