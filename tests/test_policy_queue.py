@@ -1,3 +1,6 @@
+"""scaler.policy.queue: drain_time's exact cases, peak_wait's worked examples, peak_wait against an
+independent fluid simulation of the queue, and properties any projection of a queue must have."""
+
 import math
 
 import pytest
@@ -45,61 +48,108 @@ def test_a_rising_trend_is_capped_not_extrapolated_into_a_wall():
     assert peak_wait(0, 1.6, 1.0, 7.0, 7.0, [], 300) > 1000
 
 
-def test_peak_wait_matches_a_fine_grid_projection_within_one_grid_step():
-    # The 60-point grid (plus landing times) may read low by what the wait grows in one step;
-    # the fast path (no queue can form) is exact. A 6,000-point grid is the reference.
-    import random
-    rng = random.Random(7)
-    for _ in range(300):
-        landings = sorted(rng.uniform(0, 70) for _ in range(rng.randint(0, 3)))
-        args = (rng.uniform(-300, 60), rng.uniform(0, 30), rng.choice([0.0, rng.uniform(-0.5, 0.5)]),
-                rng.uniform(1, 25), rng.uniform(0, 5), landings, 60.0)
-        kw = dict(absorb=rng.choice([0.0, 50.0]), max_arrival_rps=3 * args[1])
-        coarse, fine = peak_wait(*args, **kw), peak_wait(*args, **kw, points=6000)
-        if fine == 0.0:
-            assert coarse == 0.0
-            continue
-        # One grid step (1 s) of growth: at most the arrival rate over the drain rate, per second;
-        # above by at most 1% (the midpoint rule integrates a capped trend a little high).
-        assert coarse <= fine * 1.01 + 1e-9
-        assert coarse >= fine - (3 * args[1] / args[3]) * 1.0 - 1e-9, (args, kw, coarse, fine)
+# -- an independent reference: the queue as a fluid, simulated in small steps --
+
+def _capacity(t: float, rate: float, step: float, landings: list[float], absorb: float) -> float:
+    """How many waiting requests can have started by `t`: `rate` req/s throughout, and from each
+    landing on, `absorb` at once (its empty batch) and `step` req/s more."""
+    return rate * t + sum(absorb + step * (t - at) for at in landings if at <= t)
 
 
-def _walk_whole_grid(excess, arrival_rps, trend_rps2, rate, step, arrivals, horizon_s, absorb, max_arrival_rps,
-                     points=60):
-    """peak_wait's projection evaluated at every grid point (no early stop): the reference."""
-    arrivals = sorted(arrivals)
-    lam_end = arrival_rps + trend_rps2 * horizon_s
-    if excess <= 0 and min(max(arrival_rps, lam_end, 0.0), max_arrival_rps) <= rate:
-        return 0.0
-    grid = sorted({0.0, horizon_s, *(a for a in arrivals if a < horizon_s),
-                   *(horizon_s * i / points for i in range(1, points))})
-    worst = drain_time(max(0.0, excess), rate, step, arrivals, absorb)
-    floor = min(excess, 0.0)
-    t, current_rate, landed = 0.0, rate, 0
-    for nxt in grid[1:]:
-        dt = nxt - t
-        lam = min(max(0.0, arrival_rps + trend_rps2 * (t + dt / 2)), max_arrival_rps)
-        excess = max(floor, excess + (lam - current_rate) * dt)
-        t = nxt
-        now_landed = sum(1 for a in arrivals if a <= t)
-        current_rate = rate + step * now_landed
-        landing = absorb * (now_landed - landed)
-        landed = now_landed
-        excess, floor = excess - landing, floor - landing
-        if excess > 0:
-            worst = max(worst, drain_time(excess, current_rate, step, [a - t for a in arrivals[landed:]], absorb))
+def _reached(target: float, rate: float, step: float, landings: list[float], absorb: float) -> float:
+    """The first time _capacity reaches `target` (it is nondecreasing: linear between landings,
+    jumping by `absorb` at each)."""
+    ends = sorted(landings) + [math.inf]
+    begin = 0.0
+    for before, end in enumerate(ends):
+        have = _capacity(begin, rate, step, landings, absorb)
+        if have >= target:
+            return begin
+        slope = rate + step * before
+        if slope > 0 and (end == math.inf or have + slope * (end - begin) >= target):
+            return begin + (target - have) / slope
+        begin = end
+    return math.inf
+
+
+def _fluid_peak_wait(excess, arrival_rps, trend_rps2, rate, step, landings, horizon_s, absorb, cap, steps=2000):
+    """The longest wait of a request arriving in [0, horizon]: the backlog beyond the batches
+    (`excess`; negative = free slots, which never grow but by landed replicas' slots) followed in
+    `steps` equal steps, and each arrival's wait read off the capacity curve (FIFO: it starts once
+    capacity since its arrival covers everything ahead of it)."""
+    def wait(at: float, ahead: float) -> float:
+        return _reached(_capacity(at, rate, step, landings, absorb) + ahead, rate, step, landings, absorb) - at
+
+    dt = horizon_s / steps
+    queue, lowest = excess, min(excess, 0.0)
+    worst = wait(0.0, queue) if queue > 0 else 0.0
+    upcoming = sorted(landings)
+    for i in range(steps):
+        now = (i + 1) * dt
+        offered = min(max(arrival_rps + trend_rps2 * (i + 0.5) * dt, 0.0), cap)
+        served = rate + step * sum(1 for at in landings if at <= i * dt)
+        queue = max(queue + (offered - served) * dt, lowest)
+        while upcoming and upcoming[0] <= now:  # a ready replica's batch takes from the queue first
+            upcoming.pop(0)
+            queue, lowest = queue - absorb, lowest - absorb
+        if queue > 0:
+            worst = max(worst, wait(now, queue))
     return worst
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.floats(-300, 60), st.floats(0, 30), st.one_of(st.just(0.0), st.floats(-1, 1)), st.floats(0.5, 25),
-       st.floats(0, 5), st.lists(st.floats(-5, 90), max_size=4), st.floats(1, 200), st.sampled_from([0.0, 8.0, 50.0]),
-       st.sampled_from([3.0, math.inf]))
-def test_peak_wait_stops_early_only_when_no_later_point_could_matter(excess, lam, trend, rate, step, landings, horizon,
-                                                                     absorb, cap):
-    # It stops walking the grid once no queue stands and arrivals cannot outpace the drain for the
-    # rest of the horizon: the answer must be exactly the whole walk's.
-    cap = cap * lam
-    assert peak_wait(excess, lam, trend, rate, step, landings, horizon, absorb=absorb, max_arrival_rps=cap) == \
-        _walk_whole_grid(excess, lam, trend, rate, step, landings, horizon, absorb, cap)
+queue_cases = dict(
+    excess=st.floats(-300, 60), arrival_rps=st.floats(0, 30), trend_rps2=st.one_of(st.just(0.0), st.floats(-1, 1)),
+    rate=st.floats(0.5, 25), step=st.floats(0, 5), landings=st.lists(st.floats(0.01, 90), max_size=4),
+    horizon_s=st.floats(1, 200), absorb=st.sampled_from([0.0, 8.0, 50.0]),
+    cap=st.one_of(st.just(math.inf), st.floats(0, 40)))
+
+
+@settings(max_examples=150, deadline=None)
+@given(**queue_cases)
+def test_peak_wait_follows_a_fluid_simulation_of_the_queue(excess, arrival_rps, trend_rps2, rate, step, landings,
+                                                           horizon_s, absorb, cap):
+    steps, points = 2000, 60
+    got = peak_wait(excess, arrival_rps, trend_rps2, rate, step, landings, horizon_s, absorb=absorb,
+                    max_arrival_rps=cap, points=points)
+    want = _fluid_peak_wait(excess, arrival_rps, trend_rps2, rate, step, landings, horizon_s, absorb, cap, steps)
+    # Tolerance, from the step sizes. peak_wait reads the wait on a grid of horizon/points: a
+    # request's wait grows by at most (highest arrival rate / rate) seconds per second, and a queue
+    # that empties and refills within one step is missed by as much again (2x). Its midpoint rule
+    # integrates a capped or clipped trend high by at most |trend| * step^2 / 4 at each kink (two).
+    # The simulation is off by the same terms at its own, finer step, plus up to one step of each
+    # landing's added drain.
+    highest = min(max(arrival_rps, arrival_rps + trend_rps2 * horizon_s, 0.0), cap)
+    coarse, fine = horizon_s / points, horizon_s / steps
+    low = (2 * highest * (coarse + fine) + step * len(landings) * fine) / rate
+    high = (abs(trend_rps2) * (coarse ** 2 + fine ** 2) / 2 + step * len(landings) * fine + highest * fine) / rate
+    assert want - low - 1e-6 <= got <= want + high + 1e-6, (got, want, low, high)
+
+
+@settings(max_examples=150, deadline=None)
+@given(**queue_cases, more=st.floats(0, 10), landing_at=st.one_of(st.integers(1, 60), st.floats(1, 50)))
+def test_more_demand_never_shortens_the_peak_wait_and_more_capacity_never_lengthens_it(
+        excess, arrival_rps, trend_rps2, rate, step, landings, horizon_s, absorb, cap, more, landing_at):
+    case = dict(excess=excess, arrival_rps=arrival_rps, trend_rps2=trend_rps2, rate=rate, step=step,
+                arrivals=landings, horizon_s=horizon_s, absorb=absorb, max_arrival_rps=cap)
+    base = peak_wait(**case)
+    # On the same evaluation grid: an extra landing at one of its times (integer: the k-th of 60
+    # grid points) or after the horizon (float: seconds past it).
+    extra = horizon_s * landing_at / 60 if isinstance(landing_at, int) else horizon_s + landing_at
+    # A relative 1e-9 for float rounding only.
+    for change in ("excess", "arrival_rps", "trend_rps2"):
+        assert peak_wait(**{**case, change: case[change] + more}) >= base * (1 - 1e-9) - 1e-9, change
+    assert peak_wait(**{**case, "rate": rate + more}) <= base * (1 + 1e-9) + 1e-9, "rate"
+    assert peak_wait(**{**case, "arrivals": [*landings, extra]}) <= base * (1 + 1e-9) + 1e-9, "extra landing"
+
+
+@settings(max_examples=150, deadline=None)
+@given(**queue_cases, spare=st.floats(0, 100))
+def test_no_wait_while_free_slots_hold_every_arrival_of_the_horizon(excess, arrival_rps, trend_rps2, rate, step,
+                                                                     landings, horizon_s, absorb, cap, spare):
+    # However much faster than the drain they come: slots free now take them all. Nothing queued
+    # and nothing arriving (arrival rate 0, trend <= 0) is the case with no free slot at all.
+    highest = min(max(arrival_rps, arrival_rps + trend_rps2 * horizon_s, 0.0), cap)
+    free = -(highest * horizon_s + spare)
+    assert peak_wait(free, arrival_rps, trend_rps2, rate, step, landings, horizon_s, absorb=absorb,
+                     max_arrival_rps=cap) == 0.0
+    assert peak_wait(0.0, 0.0, min(trend_rps2, 0.0), rate, step, landings, horizon_s, absorb=absorb) == 0.0
