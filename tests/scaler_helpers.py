@@ -19,7 +19,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -89,6 +91,34 @@ def serve_args(*flags: str):
     return build_parser().parse_args(["serve", *LOCAL_FLAGS, *flags])
 
 
+def child_pids() -> set[int]:
+    """This process's live child processes (Linux: every thread's children file)."""
+    pids: set[int] = set()
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        try:
+            pids.update(int(pid) for pid in (task / "children").read_text().split())
+        except FileNotFoundError:  # that thread ended meanwhile
+            pass
+    return pids
+
+
+def silent_python(tmp_path: Path) -> str:
+    """An 'interpreter' that starts and never answers: as sys.executable, an RLS process that never does."""
+    silent = tmp_path / "silent-python"
+    silent.write_text("#!/bin/sh\nexec sleep 600\n")
+    silent.chmod(0o755)
+    return str(silent)
+
+
+def bindable(port: int) -> bool:
+    """Nothing listens on 127.0.0.1:`port` any more."""
+    try:
+        socket.create_server(("127.0.0.1", port)).close()
+    except OSError:
+        return False
+    return True
+
+
 class InProcessScaler:
     """`slo-scaler serve` minus signal handling, on a loop thread; close() stops it cleanly.
 
@@ -133,25 +163,13 @@ class InProcessScaler:
             self._end_loop()
 
     async def _stop_started(self) -> None:
-        """ScalerApp.stop for a start that may have ended anywhere (it expects a whole one)."""
-        if self._starting is not None and not self._starting.done():
-            self._starting.cancel()
+        """Cancel the start if it still runs (ScalerApp.start then stops what it started), and stop
+        an app that did start whole (the start's caller failed or gave up after it)."""
         if self._starting is not None:
+            self._starting.cancel()
             await asyncio.gather(self._starting, return_exceptions=True)
-        app = self.app
-        if app is None:
-            return  # failed building its settings: nothing was started
-        for task in (getattr(app, "poll_task", None), getattr(app, "config_task", None)):
-            if task is not None:
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-        if getattr(app, "server", None) is not None:
-            await app.server.stop(0)
-        if getattr(app, "rls", None) is not None:
-            await app.rls.stop(0)
-        if getattr(app, "runner", None) is not None:
-            await app.runner.cleanup()
-        await app.poller.close()
+        if self.app is not None:  # None: it failed building its settings, nothing was started
+            await self.app.stop(0.0)
 
     def _end_loop(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)

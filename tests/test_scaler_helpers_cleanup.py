@@ -8,51 +8,31 @@ listened on can be bound again, and no child process (the RLS) is left.
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 import yaml
 
 from conftest import free_port
 from scaler.server.app import ScalerApp
-from scaler_helpers import CAPTURE_MODEL, InProcessScaler, PageServer, vllm_page
-
-
-def _children() -> set[int]:
-    """This process's live child processes (Linux: every thread's children file)."""
-    pids: set[int] = set()
-    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
-        try:
-            pids.update(int(pid) for pid in (task / "children").read_text().split())
-        except FileNotFoundError:  # that thread ended meanwhile
-            pass
-    return pids
-
-
-def _bindable(port: int) -> bool:
-    try:
-        socket.create_server(("127.0.0.1", port)).close()
-    except OSError:
-        return False
-    return True
+from scaler_helpers import (CAPTURE_MODEL, InProcessScaler, PageServer, bindable, child_pids, silent_python,
+                            vllm_page)
 
 
 class Ports:
     """gRPC and RLS ports for the scaler; `assert_nothing_left()` once its start has failed."""
 
     def __init__(self) -> None:
-        self.children_before = _children()
+        self.children_before = child_pids()
         self.grpc, self.rls = free_port(), free_port()
 
     def assert_nothing_left(self) -> None:
         assert not [t for t in threading.enumerate() if t.name == "in-process-scaler"], "the loop thread still runs"
-        assert _children() <= self.children_before, "a child process (the RLS) outlived the failed start"
-        assert _bindable(self.grpc), "the gRPC server still listens"
-        assert _bindable(self.rls), "the RLS process still listens"
+        assert child_pids() <= self.children_before, "a child process (the RLS) outlived the failed start"
+        assert bindable(self.grpc), "the gRPC server still listens"
+        assert bindable(self.rls), "the RLS process still listens"
 
 
 @pytest.fixture
@@ -114,10 +94,7 @@ def test_a_start_that_fails_or_never_finishes_stops_what_it_started(ports, polle
 
 def test_a_timeout_while_the_rls_process_starts_kills_that_process(ports, tmp_path, monkeypatch):
     """An RLS process that never answers (here: one that only sleeps): the cancelled start kills it."""
-    silent = tmp_path / "silent-python"
-    silent.write_text("#!/bin/sh\nexec sleep 600\n")
-    silent.chmod(0o755)
-    monkeypatch.setattr(sys, "executable", str(silent))  # what serve starts the RLS process with
+    monkeypatch.setattr(sys, "executable", silent_python(tmp_path))  # what serve starts the RLS process with
     with pytest.raises(TimeoutError, match="serve did not start"):
         InProcessScaler("--grpc-port", str(ports.grpc), "--rls-port", str(ports.rls), start_timeout=1.0)
     ports.assert_nothing_left()

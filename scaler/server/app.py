@@ -5,7 +5,8 @@ Startup order: settings, registry (+ --models), discovery, gRPC (scaler + health
 service process (serving every model known so far), /metrics, the poll loop; then one JSON
 `serving` line with the bound ports (port 0 picks a free one, which tests use). SIGTERM or
 SIGINT: health NOT_SERVING, stop taking RPCs on both ports (in-flight ones get a grace period),
-stop polling, close sources, exit 0.
+stop polling, close sources, exit 0. A part that cannot start (a port taken, an RLS process that
+never answers) stops the parts started before it, then the error names the flag.
 """
 
 from __future__ import annotations
@@ -85,7 +86,11 @@ async def _metrics_site(prom_registry: CollectorRegistry, host: str, port: int,
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
-    await site.start()
+    try:
+        await site.start()
+    except OSError as error:
+        await runner.cleanup()
+        raise OSError(f"--metrics-port {host}:{port}: {os.strerror(error.errno) if error.errno else error}") from None
     return runner, site._server.sockets[0].getsockname()[1]
 
 
@@ -106,8 +111,30 @@ class ScalerApp:
         if self.config_watcher is not None:
             self.metrics_registry.register(self.config_watcher)
         self.grpc_port = self.metrics_port = None
+        # The parts `start` brings up, None until each is: `stop` stops those that are.
+        self.server: grpc.aio.Server | None = None
+        self.health: health.aio.HealthServicer | None = None
+        self.rls = None
+        self.runner: web.AppRunner | None = None
+        self.poll_task: asyncio.Task | None = None
+        self.config_task: asyncio.Task | None = None
+        self._stopping: asyncio.Future | None = None
 
     async def start(self) -> None:
+        """Bring every part up in order. If one fails (or the start is cancelled), the parts already
+        up are stopped before the error propagates: no RLS process, bound port or task outlives it."""
+        try:
+            await self._start_parts()
+        except BaseException as error:
+            log.error("start failed; stopping what started", extra={"fields": {
+                "event": "start_failed", "error": f"{type(error).__name__}: {error}"[:300]}})
+            try:
+                await self.stop(0.0)
+            except Exception:  # noqa: BLE001 (the start's error is the one to report)
+                log.exception("stop after a failed start", extra={"fields": {"event": "stop_error"}})
+            raise
+
+    async def _start_parts(self) -> None:
         from scaler.rls.process import RlsProcess  # the shedder lives in its own package
 
         args = self.args
@@ -121,13 +148,16 @@ class ScalerApp:
             self.grpc_port = (self.server.add_secure_port(address, self.credentials) if self.credentials
                               else self.server.add_insecure_port(address))
         except RuntimeError as error:  # grpc's way of saying the port is taken
-            raise OSError(f"gRPC {address}: {error}") from None
+            raise OSError(f"--grpc-port {address}: {error}") from None
         await self.server.start()
         for service in ("", SERVICE_NAME):
             await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
         # The RLS in its own process (its own GIL: never waiting behind a poll round or KEDA's calls);
         # its metrics on our /metrics, each page synced with it.
-        self.rls = await RlsProcess.start(self.registry, args, self.metrics_registry)
+        try:
+            self.rls = await RlsProcess.start(self.registry, args, self.metrics_registry)
+        except RuntimeError as error:  # it started and failed, or never answered (OSError: it cannot listen)
+            raise StartupError(f"--rls-port {args.rls_port}: {error}") from None
         self.runner, self.metrics_port = await _metrics_site(self.metrics_registry, args.host, args.metrics_port,
                                                              self._sync_rls)
         self.poll_task = asyncio.create_task(self.poller.run())
@@ -141,17 +171,26 @@ class ScalerApp:
         if self.rls is not None:
             await self.rls.sync()
 
-    async def stop(self) -> None:
+    async def stop(self, grace: float = SHUTDOWN_GRACE_S) -> None:
+        """Stop the parts that started: after a whole, partial or failed start, or none. Stopping runs
+        once; a later or concurrent call waits for it, and cancelling a caller does not cut it short."""
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self._stop_parts(grace))
+        await asyncio.shield(self._stopping)
+
+    async def _stop_parts(self, grace: float) -> None:
         log.info("shutting down", extra={"fields": {"event": "shutdown"}})
-        await self.health.enter_graceful_shutdown()
-        self.poll_task.cancel()
-        if self.config_task is not None:
-            self.config_task.cancel()
-        await asyncio.gather(self.server.stop(SHUTDOWN_GRACE_S),
-                             *([self.rls.stop(SHUTDOWN_GRACE_S)] if self.rls else []))
-        await asyncio.gather(self.poll_task, return_exceptions=True)
+        if self.health is not None:
+            await self.health.enter_graceful_shutdown()
+        tasks = [task for task in (self.poll_task, self.config_task) if task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*([self.server.stop(grace)] if self.server is not None else []),
+                             *([self.rls.stop(grace)] if self.rls is not None else []))
+        await asyncio.gather(*tasks, return_exceptions=True)
         await self.poller.close()
-        await self.runner.cleanup()
+        if self.runner is not None:
+            await self.runner.cleanup()
         log.info("stopped", extra={"fields": {"event": "stopped"}})
 
 
