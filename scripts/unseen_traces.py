@@ -8,7 +8,9 @@ workloads' (prompts around 1,500 tokens, outputs around 250):
 - `recurring-bursts.csv`: 20 minutes at 10 requests/s with a 30 s burst to 45 requests/s every
   4 minutes (the fleet that never releases is hard to beat there);
 - `ramp-and-spikes.csv`: 30 minutes whose rate climbs from 3 to 30 requests/s and back (half a
-  sine), with a 10 s spike to twice the current rate every 3 minutes at a random offset.
+  sine), with a 10 s spike to twice the current rate every 3 minutes at a random offset;
+- `steps.csv`: 30 minutes at 8 requests/s that steps to 25 for 8 minutes (from minute 6) and to 40
+  for 5 (from minute 20): rises that last, which a policy sizing on short bursts meets late.
 
     python scripts/unseen_traces.py --out DIR [--seed N]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
@@ -27,6 +29,12 @@ START = datetime(2024, 5, 13, 9, 0, 0)
 
 def recurring_bursts(t: float) -> float:
     return 45.0 if t % 240.0 >= 210.0 else 10.0
+
+
+def steps(t: float) -> float:
+    if 360.0 <= t < 840.0:
+        return 25.0
+    return 40.0 if 1200.0 <= t < 1500.0 else 8.0
 
 
 def ramp_and_spikes(offsets: list[float]):
@@ -65,7 +73,8 @@ def main() -> None:
     rng = random.Random(args.seed)
     offsets = [k * 180.0 + rng.uniform(0, 170) for k in range(10)]
     for name, rate, seconds, peak in (("recurring-bursts", recurring_bursts, 1200.0, 45.0),
-                                      ("ramp-and-spikes", ramp_and_spikes(offsets), 1800.0, 60.0)):
+                                      ("ramp-and-spikes", ramp_and_spikes(offsets), 1800.0, 60.0),
+                                      ("steps", steps, 1800.0, 40.0)):
         n = write(args.out / f"{name}.csv", rate, seconds, rng, peak)
         print(f"{args.out / name}.csv: {n} requests over {seconds / 60:.0f} minutes")
 
