@@ -201,7 +201,7 @@ def test_a_failing_decision_fails_open(harness):
 
 def test_a_taken_port_is_a_clear_error(harness):
     h = harness()
-    with pytest.raises(OSError, match=f"--rls-port: cannot listen on 127.0.0.1:{h.port}"):
+    with pytest.raises(OSError, match=f"--rls-port 127.0.0.1:{h.port}"):
         asyncio.run(server.start(h.registry, rls_args("--rls-host", "127.0.0.1", "--rls-port", str(h.port)),
                                  CollectorRegistry()))
 

@@ -86,7 +86,7 @@ async def serve_settings(registry, settings: RlsSettings, metrics_registry: Coll
         else:
             server.add_insecure_port(address)
     except RuntimeError as error:  # grpc's way of saying the port is taken
-        raise OSError(f"--rls-port: cannot listen on {address}: {error}") from None
+        raise OSError(f"--rls-port {address}: {error}") from None
     server.start()
     log.info("rate-limit service", extra={"fields": {"event": "rls_serving", "address": address,
                                                      "tls": settings.tls_cert is not None,
