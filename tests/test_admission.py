@@ -312,6 +312,7 @@ def test_an_engine_running_past_its_safe_slots_is_not_a_queue():
 
 @pytest.mark.parametrize("label, dec, observed_at", [
     ("slots unknown", _fleet(running=8.0, waiting=20.0, slots=None), None),
+    ("no slots (a learned S of 0)", _fleet(running=8.0, waiting=20.0, slots=0.0), None),
     ("no ready replica (scale from zero)", _fleet(running=0.0, waiting=20.0, ready=0), None),
     ("no drain known", _fleet(running=8.0, waiting=20.0, drain=0.0), None),
     ("the count does not reach back to the data", _fleet(running=8.0, waiting=20.0, time=5.0), 0.5),

@@ -123,7 +123,7 @@ class SlotQueue:
 def project(decision: Decision, admitted: Admitted, observed_at: float, now: float, share: float) -> SlotQueue | None:
     """The slot queue now, or None when it cannot be known (admission then relies on the decision)."""
     slots, full, ready = decision.slots, decision.drain_rps, decision.ready_replicas
-    if slots is None or ready <= 0 or not full > 0 or not math.isfinite(full):
+    if not slots or ready <= 0 or not full > 0 or not math.isfinite(full):  # no slots: S unknown (or 0)
         return None
     # In the batches, counted up to their slots, plus waiting: an engine that runs more than S
     # (vLLM's --max-num-seqs above the safe concurrency) has nobody waiting for those.
