@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from admission_helpers import Driver, decision, req
 from scaler.admission import AdmissionConfig, AdmissionState, TenantConfig, admit, classify, unknown_model
 from scaler.admission.admit import _retry_after
-from scaler.admission.backlog import BIN_S, Admitted
+from scaler.admission.backlog import BIN_S, Admitted, project
 from scaler.admission.config import AdmissionConfigError
 from scaler.policy.config import REQUEST_CLASSES
 from scaler.policy.decide import State
@@ -322,6 +322,29 @@ def test_the_slot_queue_never_refuses_on_what_it_does_not_know(label, dec, obser
     for i in range(40):
         verdict, state = admit(AdmissionConfig(), state, req(), dec, 5.0 + i * 0.01, 0.5, 60, observed_at=observed_at)
         assert verdict.admitted, (label, i, verdict.detail)
+
+
+@settings(max_examples=300, deadline=None)
+@given(running=st.floats(0, 500), waiting=st.floats(0, 500), ready=st.integers(0, 8),
+       slots=st.one_of(st.none(), st.floats(0, 200)), drain=st.floats(0, 1e3), capacity=st.floats(0, 1e3),
+       completion=st.floats(0, 1e3), age=st.floats(0, 60), gaps=st.lists(st.floats(0, 2), max_size=30))
+def test_the_slot_queue_projection_is_total_and_its_waits_are_never_nan(running, waiting, ready, slots, drain, capacity,
+                                                                    completion, age, gaps):
+    # Whatever the decision's numbers, projecting never raises and every wait it reports is a
+    # number of seconds (infinite for a drain of 1e-308/s, never NaN), and Retry-After stays in
+    # bounds: the RLS hot path has no input that breaks it.
+    dec = replace(_fleet(running=running, waiting=waiting, ready=ready, slots=slots, drain=drain),
+                  capacity_rps=capacity, completion_rps=completion)
+    state, now = COUNTING, age
+    for gap in gaps:
+        now += gap
+        verdict, state = admit(AdmissionConfig(), state, req(), dec, now, 0.5, 1e9, observed_at=0.0)
+        queue = project(dec, state.admitted, 0.0, now, 1.0)
+        if queue is not None:
+            assert queue.wait_s(1) >= 0 and queue.excess_s(1) >= 0  # NaN fails both
+            assert math.isfinite(queue.allowed) and queue.allowed >= 0
+        if not verdict.admitted:
+            assert 1 <= verdict.retry_after_s <= 60
 
 
 def test_the_slot_queue_counts_from_the_data_time_not_the_decision_time():
