@@ -327,7 +327,7 @@ def test_the_slot_queue_never_refuses_on_what_it_does_not_know(label, dec, obser
 @settings(max_examples=300, deadline=None)
 @given(running=st.floats(0, 500), waiting=st.floats(0, 500), ready=st.integers(0, 8),
        slots=st.one_of(st.none(), st.floats(0, 200)), drain=st.floats(0, 1e3), capacity=st.floats(0, 1e3),
-       completion=st.floats(0, 1e3), age=st.floats(0, 60), gaps=st.lists(st.floats(0, 2), max_size=30))
+       completion=st.floats(0, 1e3), age=st.floats(0, 60), gaps=st.lists(st.floats(0, 2), min_size=1, max_size=30))
 def test_the_slot_queue_projection_is_total_and_its_waits_are_never_nan(running, waiting, ready, slots, drain, capacity,
                                                                     completion, age, gaps):
     # Whatever the decision's numbers, projecting never raises and every wait it reports is a
