@@ -130,10 +130,10 @@ def project(decision: Decision, admitted: Admitted, observed_at: float, now: flo
     in_batches = min(decision.running, ready * slots)
     start_occupied = in_batches + decision.waiting
     capacity = decision.capacity_rps
-    if capacity and capacity > 0 and math.isfinite(capacity):
-        turnover = slots / capacity
+    turnover = slots / capacity if capacity and capacity > 0 and math.isfinite(capacity) else 0.0
+    if turnover > 0:
         drain = Drain(min(full, max(decision.completion_rps, in_batches / turnover)), observed_at + turnover, full)
-    else:
+    else:  # no capacity (or S / c below a float's resolution): r0 from the start
         drain = Drain(full, observed_at, full)
     key = (observed_at, start_occupied, drain)
     last = admitted.last
