@@ -131,9 +131,9 @@ def project(decision: Decision, admitted: Admitted, observed_at: float, now: flo
     start_occupied = in_batches + decision.waiting
     capacity = decision.capacity_rps
     turnover = slots / capacity if capacity and capacity > 0 and math.isfinite(capacity) else 0.0
-    if turnover > 0:
+    if 0 < turnover < math.inf:
         drain = Drain(min(full, max(decision.completion_rps, in_batches / turnover)), observed_at + turnover, full)
-    else:  # no capacity (or S / c below a float's resolution): r0 from the start
+    else:  # no capacity (or S / c beyond a float's range): r0 from the start
         drain = Drain(full, observed_at, full)
     key = (observed_at, start_occupied, drain)
     last = admitted.last
