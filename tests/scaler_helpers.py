@@ -91,10 +91,10 @@ def serve_args(*flags: str):
     return build_parser().parse_args(["serve", *LOCAL_FLAGS, *flags])
 
 
-def child_pids() -> set[int]:
-    """This process's live child processes (Linux: every thread's children file)."""
+def child_pids(pid: int | None = None) -> set[int]:
+    """The child processes of `pid` (default: this process), from every thread's children file (Linux)."""
     pids: set[int] = set()
-    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+    for task in Path(f"/proc/{pid or os.getpid()}/task").iterdir():
         try:
             pids.update(int(pid) for pid in (task / "children").read_text().split())
         except FileNotFoundError:  # that thread ended meanwhile

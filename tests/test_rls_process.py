@@ -23,7 +23,7 @@ from scaler.rls.service import OK, OVER_LIMIT
 from scaler.rls.stubs import SHOULD_RATE_LIMIT
 from scaler.server.process import ServeProcess
 from scaler.server.protocol import GetMetricsRequest
-from scaler_helpers import CAPTURE_MODEL, PageServer, vllm_page
+from scaler_helpers import CAPTURE_MODEL, PageServer, child_pids, vllm_page
 
 HOLD = """
 import os, sys
@@ -57,17 +57,6 @@ def _rls_stub(port: int):
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     return channel, channel.unary_unary(SHOULD_RATE_LIMIT.path, request_serializer=SHOULD_RATE_LIMIT.request.SerializeToString,
                                         response_deserializer=SHOULD_RATE_LIMIT.response.FromString)
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                out.append(int(stat.parent.name))
-        except (OSError, ValueError):
-            continue
-    return out
 
 
 def _models_file(tmp_path: Path, page: PageServer) -> Path:
@@ -117,7 +106,7 @@ def test_the_rls_process_stops_with_serve_even_when_serve_is_killed(tmp_path, pa
     port = free_port()
     serve = ServeProcess.start("--models", str(_models_file(tmp_path, page)), "--rls-port", str(port),
                                log=tmp_path / "serve.log")
-    (rls_pid,) = _children(serve.proc.pid)
+    (rls_pid,) = child_pids(serve.proc.pid)
     serve.proc.send_signal(signal.SIGKILL)
     serve.proc.wait()
     deadline = time.monotonic() + 20
@@ -150,11 +139,11 @@ def test_a_killed_rls_process_is_started_again_and_enforces_at_once(tmp_path):
     try:
         poll_until(lambda: serve.metric("slo_scaler_state", model=CAPTURE_MODEL, state="RED") == 1, 20, "RED")
         assert refused()
-        (first,) = _children(serve.proc.pid)
+        (first,) = child_pids(serve.proc.pid)
         os.kill(first, signal.SIGKILL)
         poll_until(lambda: serve.metric("slo_scaler_rls_process_restarts_total") == 1, 20, "serve to start it again")
         poll_until(refused, 20, "the new process to refuse in RED from what serve published to it")
-        assert _children(serve.proc.pid) != [first]
+        assert child_pids(serve.proc.pid) != {first}
         assert serve.events("rls_exited") and serve.events("rls_restarted")
     finally:
         channel.close()
