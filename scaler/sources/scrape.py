@@ -14,6 +14,10 @@ scrapeTargets). Fetches are shared: models observed in the same tick (`now`) tha
 URL await one fetch. A fetch outlives a cancelled round (other models may await it) but not
 close(), which cancels and awaits every fetch still in flight before closing the session. A fetch
 that finds the loop's default executor shut down (as the interpreter exits) fails as "source closed".
+
+A page is read only when its end is known to be its end (`_check_whole`): a page cut short (a pod
+restarting mid-response) would otherwise read as a whole one missing families or ending in half a
+number, so the pod would look as if it did not serve the model, or a counter as if it had reset.
 """
 
 from __future__ import annotations
@@ -162,12 +166,40 @@ async def _read_page(response: aiohttp.ClientResponse) -> bytes:
         raise SourceError(f"unsupported Content-Encoding {encoding[:40]!r}")
     inflate = zlib.decompressobj(zlib.MAX_WBITS | 32) if encoding in ("gzip", "deflate") else None  # 32: auto header
     body = bytearray()
-    async for chunk in response.content.iter_chunked(16384):
-        if inflate is not None:
-            chunk = inflate.decompress(chunk, MAX_PAGE_BYTES + 1 - len(body))
-            if inflate.unconsumed_tail:
-                raise SourceError(f"page larger than {MAX_PAGE_BYTES} bytes once decompressed")
-        body += chunk
-        if len(body) > MAX_PAGE_BYTES:
-            raise SourceError(f"page larger than {MAX_PAGE_BYTES} bytes")
+    try:
+        async for chunk in response.content.iter_chunked(16384):
+            if inflate is not None:
+                chunk = inflate.decompress(chunk, MAX_PAGE_BYTES + 1 - len(body))
+                if inflate.unconsumed_tail:
+                    raise SourceError(f"page larger than {MAX_PAGE_BYTES} bytes once decompressed")
+            body += chunk
+            if len(body) > MAX_PAGE_BYTES:
+                raise SourceError(f"page larger than {MAX_PAGE_BYTES} bytes")
+    except aiohttp.ClientPayloadError as error:  # shorter than its Content-Length, or no last chunk
+        raise SourceError(f"page cut short: the connection closed before the end of the body ({str(error)[:200]})") \
+            from None
+    if inflate is not None and not inflate.eof:
+        raise SourceError(f"page cut short: the {encoding} stream ends before its trailer")
+    _check_whole(bytes(body), response, compressed=inflate is not None)
     return bytes(body)
+
+
+def _check_whole(body: bytes, response: aiohttp.ClientResponse, compressed: bool) -> None:
+    """Raise unless the page's end is its real end. aiohttp already refuses a body shorter than its
+    Content-Length or without its last chunk, and zlib one whose gzip/deflate trailer is missing; the
+    formats' own ends then catch a half line: a text page's last line ends with a line feed, an
+    OpenMetrics page ends with `# EOF`. A page with none of these (no Content-Length, not chunked,
+    not compressed, not OpenMetrics) ends where the connection did, so a cut one, even cut between
+    two lines, looks whole: refused as such rather than guessed at."""
+    if response.headers.get("Content-Type", "").strip().lower().startswith("application/openmetrics-text"):
+        if not (b"\n" + body).endswith((b"\n# EOF", b"\n# EOF\n")):
+            raise SourceError("page cut short: an OpenMetrics page ends with '# EOF'")
+        return
+    if body and not body.endswith(b"\n"):
+        last = body.rsplit(b"\n", 1)[-1][-60:].decode("utf-8", "replace")
+        raise SourceError(f"page cut short: its last line ({last!r}) has no line feed, which ends every line "
+                          "of the text format")
+    framed = response.content_length is not None or "chunked" in response.headers.get("Transfer-Encoding", "").lower()
+    if not (framed or compressed):
+        raise SourceError("page of unknown length (no Content-Length, chunked encoding or gzip): a dropped "
+                          "connection cannot be told from its end, so it is not read as whole")
