@@ -161,10 +161,15 @@ class Fleet:
 
         Reads state only: call tick(now) first so replicas whose cold start ended count.
         """
-        ready = self.in_state(MemberState.READY)
-        if not ready:
-            return None
-        return min(ready, key=lambda m: (m.replica.load, m.index))
+        # Called for every request the simulator routes: one pass, no sorting, no key tuples
+        # ((load, index) is unique, so the order the members are visited in does not matter).
+        best, best_load = None, 0
+        for member in self._members.values():
+            if member.state is MemberState.READY:
+                load = member.replica.load
+                if best is None or load < best_load or (load == best_load and member.index < best.index):
+                    best, best_load = member, load
+        return best
 
     # --- internals ---------------------------------------------------------------------
 

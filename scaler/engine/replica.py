@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from scaler.engine.params import EngineParams
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Request:
     """A generation request; the replica fills in the timestamps (model seconds)."""
 
@@ -155,13 +155,14 @@ class Replica:
     def num_running(self) -> int:
         return len(self._running)
 
+    # Every request held (waiting or running) is in _requests: the cheap count routing reads.
     @property
     def num_waiting(self) -> int:
-        return len(self._waiting)
+        return len(self._requests) - len(self._running)
 
     @property
     def load(self) -> int:
-        return len(self._running) + len(self._waiting)
+        return len(self._requests)
 
     @property
     def kv_usage(self) -> float:
@@ -170,7 +171,7 @@ class Replica:
 
     @property
     def has_work(self) -> bool:
-        return bool(self._running) or len(self._waiting) > 0
+        return bool(self._requests)
 
     @property
     def busy_until(self) -> float:
