@@ -5,8 +5,9 @@ Startup order: settings, registry (+ --models), discovery, gRPC (scaler + health
 service process (serving every model known so far), /metrics, the poll loop; then one JSON
 `serving` line with the bound ports (port 0 picks a free one, which tests use). SIGTERM or
 SIGINT: health NOT_SERVING, stop taking RPCs on both ports (in-flight ones get a grace period),
-stop polling, close sources, exit 0. A part that cannot start (a port taken, an RLS process that
-never answers) stops the parts started before it, then the error names the flag.
+stop polling, close sources, exit 0; during start-up too (a pod deleted while it starts): the start
+is abandoned and what it had started stopped. A part that cannot start (a port taken, an RLS
+process that never answers) stops the parts started before it, then the error names the flag.
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ class StartupError(Exception):
     """Bad flags, files or environment: reported as one line, exit code 2."""
 
 
+class StartAbandoned(Exception):
+    """stop() was called before or while start() ran: the start was given up, and what it had
+    started is stopped by the time this is raised."""
+
+
 def build_registry(args: argparse.Namespace) -> ModelRegistry:
     try:
         defaults = settings.defaults(args.default, os.environ)
@@ -73,8 +79,7 @@ def build_discovery(args: argparse.Namespace) -> Discovery | None:
     return Discovery(lister, args.discovery_interval)
 
 
-async def _metrics_site(prom_registry: CollectorRegistry, host: str, port: int,
-                        before: Callable[[], Awaitable[None]]) -> tuple[web.AppRunner, int]:
+def _metrics_runner(prom_registry: CollectorRegistry, before: Callable[[], Awaitable[None]]) -> web.AppRunner:
     async def metrics(_: web.Request) -> web.Response:
         await before()  # counts of every RLS answer given so far are in
         body = generate_latest(prom_registry)
@@ -83,15 +88,30 @@ async def _metrics_site(prom_registry: CollectorRegistry, host: str, port: int,
 
     app = web.Application()
     app.router.add_get("/metrics", metrics)
-    runner = web.AppRunner(app, access_log=None)
+    return web.AppRunner(app, access_log=None)
+
+
+async def _listen(runner: web.AppRunner, host: str, port: int) -> int:
+    """The /metrics port bound and serving; `runner.cleanup()` closes it, whatever this got to."""
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     try:
-        await site.start()
+        await _to_the_end(site.start())
     except OSError as error:
-        await runner.cleanup()
         raise OSError(f"--metrics-port {host}:{port}: {os.strerror(error.errno) if error.errno else error}") from None
-    return runner, site._server.sockets[0].getsockname()[1]
+    return site._server.sockets[0].getsockname()[1]
+
+
+async def _to_the_end(step: Awaitable[None]) -> None:
+    """Run `step` to its end even when the start is cancelled meanwhile, then raise the cancel: cut
+    short, grpc's start leaves its server unable to stop, and asyncio's bind (which takes a loop turn
+    once bound) loses a listening server out of stop()'s reach."""
+    task = asyncio.ensure_future(step)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await asyncio.gather(task, return_exceptions=True)
+        raise
 
 
 class ScalerApp:
@@ -118,21 +138,33 @@ class ScalerApp:
         self.runner: web.AppRunner | None = None
         self.poll_task: asyncio.Task | None = None
         self.config_task: asyncio.Task | None = None
+        self._starting: asyncio.Task | None = None
         self._stopping: asyncio.Future | None = None
 
     async def start(self) -> None:
         """Bring every part up in order. If one fails (or the start is cancelled), the parts already
-        up are stopped before the error propagates: no RLS process, bound port or task outlives it."""
-        try:
-            await self._start_parts()
-        except BaseException as error:
-            log.error("start failed; stopping what started", extra={"fields": {
-                "event": "start_failed", "error": f"{type(error).__name__}: {error}"[:300]}})
+        up are stopped before the error propagates: no RLS process, bound port or task outlives it.
+        A stop() before or during the start abandons it (StartAbandoned, once stopped): nothing comes
+        up after a stop."""
+        if self._stopping is None:
+            # Its own task, so that stop() can cancel the start without cancelling start's caller.
+            self._starting = asyncio.ensure_future(self._start_parts())
             try:
-                await self.stop(0.0)
-            except Exception:  # noqa: BLE001 (the start's error is the one to report)
-                log.exception("stop after a failed start", extra={"fields": {"event": "stop_error"}})
-            raise
+                await self._starting
+            except BaseException as error:
+                if not (isinstance(error, asyncio.CancelledError) and self._stopping is not None
+                        and not asyncio.current_task().cancelling()):  # not abandoned by stop(): failed
+                    log.error("start failed; stopping what started", extra={"fields": {
+                        "event": "start_failed", "error": f"{type(error).__name__}: {error}"[:300]}})
+                    try:
+                        await self.stop(0.0)
+                    except Exception:  # noqa: BLE001 (the start's error is the one to report)
+                        log.exception("stop after a failed start", extra={"fields": {"event": "stop_error"}})
+                    raise
+        if self._stopping is not None:  # a stop came before, during or just as the start ended
+            log.info("start abandoned", extra={"fields": {"event": "start_abandoned"}})
+            await self.stop()  # the running stop, to its end
+            raise StartAbandoned("stop() was called before the start ended")
 
     async def _start_parts(self) -> None:
         from scaler.rls.process import RlsProcess  # the shedder lives in its own package
@@ -149,7 +181,7 @@ class ScalerApp:
                               else self.server.add_insecure_port(address))
         except RuntimeError as error:  # grpc's way of saying the port is taken
             raise OSError(f"--grpc-port {address}: {error}") from None
-        await self.server.start()
+        await _to_the_end(self.server.start())
         for service in ("", SERVICE_NAME):
             await self.health.set(service, health_pb2.HealthCheckResponse.SERVING)
         # The RLS in its own process (its own GIL: never waiting behind a poll round or KEDA's calls);
@@ -158,8 +190,8 @@ class ScalerApp:
             self.rls = await RlsProcess.start(self.registry, args, self.metrics_registry)
         except RuntimeError as error:  # it started and failed, or never answered (OSError: it cannot listen)
             raise StartupError(f"--rls-port {args.rls_port}: {error}") from None
-        self.runner, self.metrics_port = await _metrics_site(self.metrics_registry, args.host, args.metrics_port,
-                                                             self._sync_rls)
+        self.runner = _metrics_runner(self.metrics_registry, self._sync_rls)
+        self.metrics_port = await _listen(self.runner, args.host, args.metrics_port)
         self.poll_task = asyncio.create_task(self.poller.run())
         self.config_task = asyncio.create_task(self.config_watcher.run()) if self.config_watcher else None
         log.info("serving", extra={"fields": {
@@ -180,6 +212,11 @@ class ScalerApp:
 
     async def _stop_parts(self, grace: float) -> None:
         log.info("shutting down", extra={"fields": {"event": "shutdown"}})
+        if self._starting is not None and not self._starting.done():
+            # A stop during start-up: the start is cancelled and waited for first, so that no part
+            # comes up after the parts below are stopped.
+            self._starting.cancel()
+            await asyncio.gather(self._starting, return_exceptions=True)
         if self.health is not None:
             await self.health.enter_graceful_shutdown()
         tasks = [task for task in (self.poll_task, self.config_task) if task is not None]
@@ -195,15 +232,26 @@ class ScalerApp:
 
 
 async def serve(args: argparse.Namespace) -> int:
-    app = ScalerApp(args)
-    await app.start()
-    gc.freeze()  # start-up objects (modules, protos) out of every later collection: gen-2 pauses of ~25 ms were ~7
-    stop = asyncio.Event()
+    # The handlers first: a SIGTERM during start-up is a stop like any other (exit 0), not the
+    # default action's death, which would leave the RLS process behind.
+    signalled = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await app.stop()
+        loop.add_signal_handler(sig, signalled.set)
+    app = ScalerApp(args)
+
+    async def stop_when_signalled() -> None:
+        await signalled.wait()
+        await app.stop()
+
+    stopping = asyncio.create_task(stop_when_signalled())
+    try:
+        await app.start()
+    except StartAbandoned:
+        pass  # the signal came during start-up; `stopping` has stopped what it started
+    else:
+        gc.freeze()  # start-up objects (modules, protos) out of every later collection: gen-2 pauses of ~25 ms were ~7
+    await stopping
     return 0
 
 
