@@ -146,7 +146,9 @@ class Replica:
         self._free_blocks = self.params.num_gpu_blocks
         self._seq = itertools.count()
         self._busy_until = float("-inf")
-        self._plain: int | None = None  # decode_steps() of the current state (None: to compute)
+        # decode_steps() and decode_timing() of the current state (None: to compute)
+        self._plain: int | None = None
+        self._timing: tuple[float, float] | None = None
         self.counters = ReplicaCounters()
 
     # --- state -------------------------------------------------------------------------
@@ -205,7 +207,7 @@ class Replica:
         if request.finished or request.seq >= 0:
             raise ValueError(f"id: request {request.id!r} was already admitted once")
         request.seq = next(self._seq)
-        self._plain = None
+        self._plain = self._timing = None
         request.queued_time = now
         self._requests[request.id] = request
         self._waiting.push(request)
@@ -215,7 +217,7 @@ class Replica:
         request = self._requests.get(request_id)
         if request is None:
             return None
-        self._plain = None
+        self._plain = self._timing = None
         if request in self._running:
             self._running.remove(request)
             self._release(request)
@@ -231,7 +233,7 @@ class Replica:
         if now < self._busy_until:
             raise ValueError(f"now: {now} is before the end of the previous step ({self._busy_until})")
         # Hot path of the simulator: block arithmetic inlined (ceil(t / bs) == -(-t // bs) for ints).
-        self._plain = None
+        self._plain = self._timing = None
         params = self.params
         bs = params.block_size
         running = self._running
@@ -343,7 +345,7 @@ class Replica:
 
     def _decode_steps(self) -> int:
         running = self._running
-        if len(self._waiting) or not running or len(running) > self.params.max_num_batched_tokens:
+        if len(self._requests) > len(running) or not running or len(running) > self.params.max_num_batched_tokens:
             return 0
         steps = None
         for r in running:
@@ -362,10 +364,13 @@ class Replica:
     def decode_timing(self) -> tuple[float, float]:
         """(seconds of the next plain decode step, seconds each later one adds): the next `steps`
         plain decode steps take steps x first + growth x steps x (steps - 1) / 2."""
-        n = len(self._running)
-        context = sum(r.num_computed_tokens for r in self._running)
-        p = self.params
-        return p.step_base_s + p.decode_s_per_seq * n + p.kv_read_s_per_token * context, p.kv_read_s_per_token * n
+        if self._timing is None:
+            n = len(self._running)
+            context = sum(r.num_computed_tokens for r in self._running)
+            p = self.params
+            self._timing = (p.step_base_s + p.decode_s_per_seq * n + p.kv_read_s_per_token * context,
+                            p.kv_read_s_per_token * n)
+        return self._timing
 
     def decode_duration(self, steps: int) -> float:
         """Model seconds of the next `steps` plain decode steps (see decode_steps)."""
@@ -375,12 +380,18 @@ class Replica:
     def fast_forward(self, now: float, steps: int) -> StepOutcome:
         """Apply `steps` plain decode steps back to back from `now`, leaving the state that as
         many step() calls would; the outcome sums them (no first token, nothing finishes)."""
+        end = self.advance(now, steps)
+        running = self._running  # a plain decode run adds and removes nobody
+        return StepOutcome(now, end, [(r, steps) for r in running], [], [], [], 0, steps * len(running))
+
+    def advance(self, now: float, steps: int) -> float:
+        """fast_forward without building its outcome (the simulator's hot path); returns its end."""
         if not 0 < steps <= self.decode_steps():
             raise ValueError(f"steps: expected 1..{self.decode_steps()} plain decode steps, got {steps!r}")
         if now < self._busy_until:
             raise ValueError(f"now: {now} is before the end of the previous step ({self._busy_until})")
         end = now + self.decode_duration(steps)
-        self._plain = None
+        self._plain = self._timing = None
         bs = self.params.block_size
         allocated = 0
         for r in self._running:
@@ -394,8 +405,7 @@ class Replica:
         self._free_blocks -= allocated
         self.counters.generation_tokens += steps * len(self._running)
         self._busy_until = end
-        tokens = [(r, steps) for r in self._running]
-        return StepOutcome(now, end, tokens, [], [], [], 0, steps * len(self._running))
+        return end
 
     def _blocks_for_decode(self, steps: int) -> int:
         bs = self.params.block_size

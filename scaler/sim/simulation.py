@@ -11,6 +11,7 @@ a bounded number of times. Everything is deterministic for a seed.
 from __future__ import annotations
 
 import heapq
+import math
 import random
 from collections import deque
 from dataclasses import dataclass, field
@@ -122,21 +123,35 @@ class Simulation:
 
     def run(self) -> RunRecord:
         setup = self.setup
-        for request in self.requests:
-            self._push(self._ext, request.arrival.time, _ARRIVAL, request)
+        # First attempts are read in time order from this list rather than pushed on the heap
+        # (which then holds a few events, not every request). At equal times, step ends come
+        # first, then first attempts in arrival order, then the other events in push order.
+        firsts = sorted(self.requests, key=lambda r: r.arrival.time)
+        count, index = len(firsts), 0
+        next_first = firsts[0].arrival.time if firsts else math.inf
         self._apply(self.fleet.start(self.policy.initial_replicas(), 0.0), 0.0)
         self._push(self._ext, 0.0, _TICK, None)
         last_arrival = self.workload.arrivals[-1].time if self.workload.arrivals else 0.0
         horizon = max(last_arrival, self.workload.duration_s) + setup.tail_s
+        ext, steps, pop = self._ext, self._steps, heapq.heappop
         now = 0.0
-        while self._ext or self._steps:
-            if self._steps and (not self._ext or self._steps[0][0] <= self._ext[0][0]):
-                now, _, member, generation = heapq.heappop(self._steps)
+        while True:
+            if steps and steps[0][0] <= next_first and (not ext or steps[0][0] <= ext[0][0]):
+                now, _, member, generation = pop(steps)
                 stats = self._stats.get(member)
                 if stats is not None and stats.generation == generation:
                     self._on_step_end(member, stats, now)
                 continue
-            now, _, kind, payload = heapq.heappop(self._ext)
+            if index < count and (not ext or next_first <= ext[0][0]):
+                request = firsts[index]
+                index += 1
+                next_first = firsts[index].arrival.time if index < count else math.inf
+                now = request.arrival.time
+                self._on_attempt(request, now)
+                continue
+            if not ext:
+                break
+            now, _, kind, payload = pop(ext)
             if kind == _ARRIVAL:
                 self._on_attempt(payload, now)
             elif kind == _READY:
@@ -279,7 +294,7 @@ class Simulation:
     def _apply_run(self, member: Member, stats: _MemberStats, steps: int) -> float:
         start, _ = stats.run
         stats.run = None
-        end = member.replica.fast_forward(start, steps).end
+        end = member.replica.advance(start, steps)
         self.record.engine_steps += steps
         stats.busy_s += end - start
         return end
