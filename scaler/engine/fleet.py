@@ -76,10 +76,10 @@ class Fleet:
 
     @property
     def members(self) -> list[Member]:
-        return [self._members[i] for i in sorted(self._members)]
+        return list(self._members.values())  # kept in index order (see _top_up)
 
     def in_state(self, state: MemberState) -> list[Member]:
-        return [m for m in self.members if m.state is state]
+        return [m for m in self._members.values() if m.state is state]
 
     @property
     def ready(self) -> int:
@@ -200,6 +200,8 @@ class Fleet:
                 raise ValueError(f"cold_start_s: expected seconds >= 0 for replica {index}, got {cold!r}")
             member = Member(index, self._new_replica(), MemberState.STARTING, now, now + cold)
             self._members[index] = member
+            if index < max(self._members):  # a reused index: restore index order (rare, read often)
+                self._members = dict(sorted(self._members.items()))
             changes.added.append(member)
             missing -= 1
 

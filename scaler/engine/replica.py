@@ -80,27 +80,16 @@ class ReplicaCounters:
     finished: Counter = field(default_factory=Counter)  # finished_reason -> count
 
 
-class _FcfsQueue:
-    def __init__(self) -> None:
-        self._items: deque[Request] = deque()
+class _FcfsQueue(deque):
+    """A deque under the queue interface: len, push and pop stay C calls in the scheduler loop."""
 
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def push(self, request: Request) -> None:
-        self._items.append(request)
-
-    def push_front(self, request: Request) -> None:
-        self._items.appendleft(request)
+    __slots__ = ()
+    push = deque.append
+    push_front = deque.appendleft
+    pop = deque.popleft  # the front, unlike deque.pop
 
     def peek(self) -> Request:
-        return self._items[0]
-
-    def pop(self) -> Request:
-        return self._items.popleft()
-
-    def remove(self, request: Request) -> None:
-        self._items.remove(request)
+        return self[0]
 
 
 class _PriorityQueue:
@@ -357,7 +346,10 @@ class Replica:
             left = limit - output - 1  # the step that reaches the limit is not plain
             if steps is None or left < steps:
                 steps = left
-        while steps > 0 and self._blocks_for_decode(steps) > self._free_blocks:
+        # Each request needs at most ceil(steps / bs) more blocks: only a tight cache needs the exact count.
+        bs = self.params.block_size
+        while steps > 0 and len(running) * -(-steps // bs) > self._free_blocks and \
+                self._blocks_for_decode(steps) > self._free_blocks:
             steps //= 2
         return max(0, steps)
 
