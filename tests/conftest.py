@@ -3,7 +3,8 @@
 - `prometheus_server(scrape_configs, rule_files=())`: Prometheus (services.py: a container where
   Docker answers, else the Debian /usr/bin/prometheus) with the
   given scrape configs (list of dicts, as in prometheus.yml), global scrape/evaluation
-  interval 1 s, a temporary TSDB; ready once /-/ready answers 200; killed at teardown.
+  interval 1 s, a temporary TSDB; ready once /-/ready answers 200; killed at teardown. Started
+  ahead of the test (_PrometheusSpare), so its first scrape comes sooner.
   Returns a `PrometheusServer` with `.url`, `.query(promql)` and `.targets()`.
 - `emulator_fleet(*extra_args, replicas=2, ...)`: `python -m scaler emulate` as a subprocess on
   a free port range; ready once the front door's /health answers 200 (or, with replicas=0,
@@ -107,25 +108,73 @@ class PrometheusServer:
         return json.loads(body)["data"]["activeTargets"] if status == 200 else []
 
 
-@pytest.fixture
-def prometheus_server(tmp_path_factory):
-    started: list[subprocess.Popen] = []
+class _PrometheusSpare:
+    """One Prometheus started ahead of the test that takes it.
 
-    def start(scrape_configs: list[dict], rule_files: list[str | Path] = (), timeout: float = 30.0) -> PrometheusServer:
-        workdir = tmp_path_factory.mktemp("prometheus")
-        config = {
-            "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
-            "scrape_configs": scrape_configs,
-        }
-        if rule_files:
-            config["rule_files"] = [str(path) for path in rule_files]
-        (workdir / "prometheus.yml").write_text(yaml.safe_dump(config))
+    Prometheus applies scrape targets on a 5 s tick that starts with the process (the scrape
+    manager's reload ticker; 2.42 has no flag for it), so a fresh one scrapes its first target 5-6 s
+    after it starts: each test that started one waited that long. A spare starts with no scrape
+    configs and its own empty TSDB while other tests run; the test's config is loaded into it
+    (/-/reload) and scraped from its next tick, 0-5 s later.
+    """
+
+    def __init__(self, tmp_path_factory):
+        self._tmp, self._spare = tmp_path_factory, None
+
+    def start(self) -> tuple[services.Server, Path, str]:
+        workdir = self._tmp.mktemp("prometheus")
+        _write_prometheus_config(workdir, [], ())
         port = free_port()
         server = services.start("prometheus", [
             f"--config.file={workdir / 'prometheus.yml'}", f"--storage.tsdb.path={workdir / 'data'}",
-            f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"], workdir)
+            f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn", "--web.enable-lifecycle"], workdir)
+        return server, workdir, f"http://127.0.0.1:{port}"
+
+    def prime(self) -> None:
+        self._spare = self._spare or self.start()
+
+    def take(self) -> tuple[services.Server, Path, str]:
+        """The spare (else one started now), and a new spare started for the next test."""
+        taken = self._spare or self.start()
+        self._spare = self.start()
+        return taken
+
+    def close(self) -> None:
+        if self._spare is not None:
+            self._spare[0].stop()
+
+
+def _write_prometheus_config(workdir: Path, scrape_configs: list[dict], rule_files) -> None:
+    config = {
+        "global": {"scrape_interval": "1s", "scrape_timeout": "1s", "evaluation_interval": "1s"},
+        "scrape_configs": scrape_configs,
+    }
+    if rule_files:
+        config["rule_files"] = [str(path) for path in rule_files]
+    (workdir / "prometheus.yml").write_text(yaml.safe_dump(config))
+
+
+@pytest.fixture(scope="session")
+def _prometheus_spare(tmp_path_factory):
+    spare = _PrometheusSpare(tmp_path_factory)
+    yield spare
+    spare.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _prometheus_spare_early(request):
+    """Where this session has a test that starts Prometheus, the spare is started with the first test."""
+    if any("prometheus_server" in getattr(item, "fixturenames", ()) for item in request.session.items):
+        request.getfixturevalue("_prometheus_spare").prime()
+
+
+@pytest.fixture
+def prometheus_server(_prometheus_spare):
+    started: list[services.Server] = []
+
+    def start(scrape_configs: list[dict], rule_files: list[str | Path] = (), timeout: float = 30.0) -> PrometheusServer:
+        server, workdir, url = _prometheus_spare.take()
         started.append(server)
-        url = f"http://127.0.0.1:{port}"
 
         def ready():
             if not server.running():
@@ -133,6 +182,11 @@ def prometheus_server(tmp_path_factory):
             return http_get(f"{url}/-/ready", timeout=1.0)[0] == 200
 
         poll_until(ready, timeout, "prometheus /-/ready")
+        _write_prometheus_config(workdir, scrape_configs, rule_files)
+        try:  # answers once the config is applied; an invalid one is an error naming it
+            urllib.request.urlopen(urllib.request.Request(f"{url}/-/reload", method="POST"), timeout=timeout).close()
+        except urllib.error.HTTPError as error:
+            pytest.fail(f"prometheus refused the config: {error.read().decode(errors='replace')}")
         return PrometheusServer(url, server)
 
     yield start
