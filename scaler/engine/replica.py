@@ -16,6 +16,7 @@ import heapq
 import itertools
 from collections import Counter, deque
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from scaler.engine.params import EngineParams
 
@@ -52,9 +53,10 @@ class Request:
         return self.finished_reason is not None
 
 
-@dataclass(frozen=True)
-class StepOutcome:
-    """What one engine iteration did; every change took effect at `end`."""
+class StepOutcome(NamedTuple):
+    """What one engine iteration did; every change took effect at `end`.
+
+    Immutable like a frozen dataclass, built at a third of the cost (one per step)."""
 
     start: float
     end: float

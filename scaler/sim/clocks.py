@@ -29,7 +29,7 @@ class Phases:
         """Seconds after t=0 of the clock's first tick, a whole second (the control tick) below its interval."""
         if clock not in CLOCKS:
             raise ValueError(f"clock: expected one of {', '.join(CLOCKS)}, got {clock!r}")
-        share = dict(self.fractions).get(clock, 0.0)
+        share = next((s for name, s in self.fractions if name == clock), 0.0)  # asked at every tick
         return float(math.floor(share * interval_s))
 
 

@@ -10,12 +10,15 @@ the cumulative time the GPU spent in engine steps (the source of a DCGM-style ut
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from scaler.engine import MemberState
 
 
-@dataclass(frozen=True)
-class MemberView:
+class MemberView(NamedTuple):
+    """One replica as a policy sees it. Immutable like a frozen dataclass, built for every
+    replica at every control tick at a third of the cost."""
+
     index: int
     state: MemberState
     created_at: float
