@@ -225,6 +225,7 @@ class Replica:
         if now < self._busy_until:
             raise ValueError(f"now: {now} is before the end of the previous step ({self._busy_until})")
         self.decode_steps()  # notes the batch's context when every running request is decoding
+        # One more token needs at most one block per request: count exactly only when that many are not free.
         if self._context is not None and (len(self._running) <= self._free_blocks
                                           or self._blocks_for_decode(1) <= self._free_blocks):
             return self._decode_step(now, self._context)
