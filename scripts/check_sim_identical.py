@@ -30,7 +30,7 @@ def digest(value) -> str:
 
 
 def run_digests(workload, policy: str, setup, seed: int) -> dict:
-    from scaler.sim.policies import make
+    from scaler.sim.policies import make  # imported here, as in dump()
     from scaler.sim.simulation import simulate
     from scaler.sim.sweep import context
 
