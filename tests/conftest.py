@@ -222,10 +222,14 @@ def _prometheus_spares(tmp_path_factory):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _prometheus_spare_early(request):
-    """Where this session has a test that starts Prometheus, a spare is started with the first test."""
-    if any("prometheus_server" in getattr(item, "fixturenames", ()) for item in request.session.items):
+def _started_ahead(request):
+    """What later tests of this session need and take long to start, started with its first test: a
+    spare Prometheus, the wheel's install (tests/wheel_helpers.py)."""
+    needed = {name for item in request.session.items for name in getattr(item, "fixturenames", ())}
+    if "prometheus_server" in needed:
         request.getfixturevalue("_prometheus_spares").prime()
+    if "wheel_install" in needed:
+        request.getfixturevalue("wheel_install")
 
 
 @pytest.fixture
@@ -253,6 +257,19 @@ def prometheus_server(_prometheus_spares):
     yield start
     for server in started:
         server.stop()
+
+
+# --- the built wheel -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def wheel_install(tmp_path_factory):
+    """This checkout's wheel installed into a fresh venv, built in the background (`.result()` waits)."""
+    from wheel_helpers import WheelInstall
+
+    install = WheelInstall(tmp_path_factory.mktemp("wheel"))
+    yield install
+    install.stop()
 
 
 # --- Redis ---------------------------------------------------------------------------

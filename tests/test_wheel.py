@@ -8,11 +8,8 @@ the checkout.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import urllib.request
-import venv
 from pathlib import Path
 
 import grpc
@@ -27,23 +24,10 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(bin directory, a working folder outside the checkout, environment without PYTHONPATH)."""
-    root = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                    "-w", str(root / "dist"), str(REPO)], check=True, capture_output=True)
-    (wheel,) = (root / "dist").glob("slo_scaler-*.whl")
-    # This pip installs into the venv (--python), so the venv needs none of its own (ensurepip: ~2 s);
-    # --no-compile: byte-compiling every dependency (kubernetes, matplotlib, numpy) took ~7 s, and the
-    # commands below compile just what they import.
-    venv.create(root / "venv", with_pip=False)
-    bin_dir = root / "venv" / "bin"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "-q", "--no-compile",
-                    "--disable-pip-version-check", f"{wheel}[tools]"], check=True, capture_output=True)
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    work = root / "work"
-    work.mkdir()
-    return bin_dir, work, env
+def installed(wheel_install):
+    """(bin directory, a working folder outside the checkout, environment without PYTHONPATH); the
+    build and install start with the session (conftest, tests/wheel_helpers.py)."""
+    return wheel_install.result()
 
 
 def run(installed, *argv, timeout=240):
