@@ -20,7 +20,7 @@ tenant's quota bucket, spread by the jitter (`rand` in [0, 1)), clamped to [1, 6
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Mapping
 
 from scaler.admission.backlog import Admitted, project
@@ -60,6 +60,17 @@ class AdmissionState:
     admitted: Admitted = field(default_factory=Admitted)  # recent admissions, for the slot queue since the data
 
 
+def _evolve(state: AdmissionState, **changes) -> AdmissionState:
+    """`dataclasses.replace` without its walk over the fields: admit() runs for every request (the
+    RLS's hot path), and replace() alone was a tenth of a simulated run of ours."""
+    return AdmissionState(**{**state.__dict__, **changes})
+
+
+def _outside_red(state: AdmissionState) -> AdmissionState:
+    """The RED buckets dropped (a new RED starts empty); most requests find them dropped already."""
+    return state if state.red is None and not state.shares else _evolve(state, red=None, shares={})
+
+
 def other_domain(config: AdmissionConfig, request: Request) -> Verdict:
     """A rate-limit call for another domain (another use of the same Envoy): not ours to refuse."""
     return Verdict(True, None, "other-domain", "not the slo-scaler rate-limit domain: admitted",
@@ -82,7 +93,7 @@ def admit(config: AdmissionConfig, state: AdmissionState, request: Request, deci
     pool = config.pool(request.tenant)
     klass, cost = request.request_class, request.cost
     seen = {**state.last_seen, pool: now}
-    state = replace(state, last_seen=seen)
+    state = _evolve(state, last_seen=seen)
     current = decision.state.value if decision is not None else "UNKNOWN"
 
     def verdict(admitted, reason, detail, code=None, retry=None):
@@ -95,7 +106,7 @@ def admit(config: AdmissionConfig, state: AdmissionState, request: Request, deci
         quota = state.quotas.get(pool, Bucket(burst, now)).refill(now, tenant.quota_rps, burst)
         if quota.tokens < cost:
             wait = quota.seconds_until(cost, tenant.quota_rps)
-            state = replace(state, quotas={**state.quotas, pool: quota})
+            state = _evolve(state, quotas={**state.quotas, pool: quota})
             return verdict(False, QUOTA_REASON, f"tenant over its quota of {tenant.quota_rps:g} requests/s",
                            config.quota_code, _retry_after(wait, config.retry_jitter, rand)), state
 
@@ -104,9 +115,8 @@ def admit(config: AdmissionConfig, state: AdmissionState, request: Request, deci
     queue = None  # the slot queue, once projected
 
     def admitted(reason, detail, new_state):
-        if quota is not None:
-            new_state = replace(new_state, quotas={**new_state.quotas, pool: quota.take(cost)})
-        new_state = replace(new_state, admitted=new_state.admitted.record(now, cost, data_time, queue))
+        quotas = new_state.quotas if quota is None else {**new_state.quotas, pool: quota.take(cost)}
+        new_state = _evolve(new_state, quotas=quotas, admitted=new_state.admitted.record(now, cost, data_time, queue))
         return verdict(True, reason, detail), new_state
 
     if decision is None:
@@ -114,12 +124,12 @@ def admit(config: AdmissionConfig, state: AdmissionState, request: Request, deci
     if decision.state is State.UNKNOWN:
         # No or stale evidence (the decision's reason says which): missing data never sheds.
         return admitted(f"unknown-{decision.reason}", f"UNKNOWN, admitted: {decision.detail}",
-                        replace(state, red=None, shares={}))
+                        _outside_red(state))
     if now - decision.time > stale_after_s:
         return admitted("decision-stale", f"the scaler's decision is {now - decision.time:.0f}s old: admitted",
-                        replace(state, red=None, shares={}))
+                        _outside_red(state))
     if decision.state is not State.RED:
-        state = replace(state, red=None, shares={})
+        state = _outside_red(state)
         if decision.state is State.YELLOW and klass in config.yellow_shed:
             return verdict(False, "yellow-shed-class", f"queue growing: {klass} requests are shed until it recovers",
                            config.capacity_code, _retry_after(decision.retry_after_s, config.retry_jitter, rand)), state
@@ -154,7 +164,7 @@ def _red(config: AdmissionConfig, state: AdmissionState, klass: str, pool: str, 
     share = config.tenant(pool).weight / sum(config.tenant(p).weight for p in active)
     share_rate, share_burst = rate * share, max(float(cost), burst * share)
     mine = state.shares.get(pool, Bucket(0.0, now)).refill(now, share_rate, share_burst)
-    state = replace(state, red=bucket, shares={**state.shares, pool: mine})
+    state = _evolve(state, red=bucket, shares={**state.shares, pool: mine})
 
     room = max(0.0, burst - cost)
     if bucket.tokens < cost:
@@ -165,10 +175,10 @@ def _red(config: AdmissionConfig, state: AdmissionState, klass: str, pool: str, 
             f"the drainable rate ({rate:.2f} requests/s) is kept for classes above {klass}"), state
     if mine.tokens >= cost:
         return True, "red-within-drain-rate", f"within the tenant's share of {share_rate:.2f} requests/s", (
-            replace(state, red=bucket.take(cost), shares={**state.shares, pool: mine.take(cost)}))
+            _evolve(state, red=bucket.take(cost), shares={**state.shares, pool: mine.take(cost)}))
     if bucket.tokens >= cost + config.borrow_above * room:
         return True, "red-idle-share", "past the tenant's share, using capacity other tenants leave idle", (
-            replace(state, red=bucket.take(cost)))
+            _evolve(state, red=bucket.take(cost)))
     return False, "red-tenant-share", f"tenant past its weighted share ({share:.0%}) of {rate:.2f} requests/s", state
 
 
