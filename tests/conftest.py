@@ -135,6 +135,7 @@ class _PrometheusSpares:
     """
 
     TICK_S = 5.0
+    KEEP = 2
 
     def __init__(self, tmp_path_factory):
         self._tmp = tmp_path_factory
@@ -161,13 +162,17 @@ class _PrometheusSpares:
         workdir = self._tmp.mktemp("prometheus")
 
         def start() -> None:
-            spare = self._start(workdir)
+            try:
+                spare = self._start(workdir)
+            except Exception:  # noqa: BLE001 (a test finding no spare starts one itself: the error is its own)
+                spare = None
             with self._lock:
                 del self._planned[timer]
-                if not self._closed:
+                keep = spare is not None and not self._closed
+                if keep:
                     self._spares.append(spare)
-                    return
-            spare.server.stop()
+            if spare is not None and not keep:
+                spare.server.stop()
 
         timer = threading.Timer(delay, start)
         timer.daemon = True
@@ -176,7 +181,7 @@ class _PrometheusSpares:
         timer.start()
 
     def _top_up(self) -> None:
-        while len(self._spares) + len(self._planned) < 2:
+        while len(self._spares) + len(self._planned) < self.KEEP:
             self._plan()
 
     def prime(self) -> None:
@@ -186,9 +191,13 @@ class _PrometheusSpares:
         """The started spare whose tick comes first (else one started now); a new one is planned."""
         now = time.monotonic()
         with self._lock:
+            dead = [spare for spare in self._spares if not spare.server.running()]
+            self._spares = [spare for spare in self._spares if spare not in dead]
             taken = min(self._spares, key=lambda spare: spare.next_tick(now), default=None)
             if taken is not None:
                 self._spares.remove(taken)
+        for spare in dead:
+            spare.server.stop()
         taken = taken or self._start(self._tmp.mktemp("prometheus"))
         self._top_up()
         return taken
