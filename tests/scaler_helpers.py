@@ -92,14 +92,24 @@ def serve_args(*flags: str):
 
 
 def child_pids(pid: int | None = None) -> set[int]:
-    """The child processes of `pid` (default: this process), from every thread's children file (Linux)."""
+    """The child processes of `pid` (default: this process), from every thread's children file
+    (Linux), less the session's own background ones (tests/conftest.py: spare Prometheus servers, the
+    wheel's pip), which start on timers and threads and may appear between a test's two readings."""
     pids: set[int] = set()
     for task in Path(f"/proc/{pid or os.getpid()}/task").iterdir():
         try:
             pids.update(int(pid) for pid in (task / "children").read_text().split())
         except FileNotFoundError:  # that thread ended meanwhile
             pass
-    return pids
+    return {child for child in pids if not _session_background(child)}
+
+
+def _session_background(pid: int) -> bool:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:  # gone meanwhile
+        return False
+    return Path(argv[0].decode(errors="replace")).name == "prometheus" or argv[1:3] == [b"-m", b"pip"]
 
 
 def silent_python(tmp_path: Path) -> str:
