@@ -45,7 +45,16 @@ def test_waiting_rises_under_overload_and_falls_after(emulator_fleet, prometheus
             observed["peak_waiting"] = poll_until(
                 lambda: len(prom.query("vllm:num_requests_waiting >= 4")) == 2 and _scalar(prom, WAITING), 20,
                 "waiting to rise on both replicas")
-            observed["running"] = _scalar(prom, RUNNING)
+            # A scrape can fall between a request's last step and the next one's admission (one
+            # slot free for a step), so "full" is a state reached, and the limit a bound on every sample.
+            running = []
+
+            def full() -> bool:
+                running.append(_scalar(prom, RUNNING))
+                return running[-1] == 4
+
+            poll_until(full, 10, "both batches full (4 running) while the queue is long")
+            observed["running"] = running
         except BaseException as exc:  # pytest.fail raises; report it from the test thread
             observed["error"] = exc
         finally:
@@ -71,7 +80,7 @@ def test_waiting_rises_under_overload_and_falls_after(emulator_fleet, prometheus
     watcher.join()
     assert "error" not in observed, observed.get("error")
     assert observed["peak_waiting"] >= 10
-    assert observed["running"] == 4  # max_num_seqs x replicas: the batch limit holds under overload
+    assert max(observed["running"]) == 4  # max_num_seqs x replicas: full under overload, never above
     assert sum(completed) >= 24  # every client was served while the queue was long
 
     # The load stopped and every in-flight request finished: the queue drains in Prometheus too.
