@@ -31,7 +31,11 @@ of served requests (from their first attempt: a request refused and served on re
 wait) and of admitted attempts (from the attempt admitted to its first token: what shedding
 controls).
 
-    python scripts/policy_ablation.py [--workload standard-burst ...] [--seeds 5] [--jobs 2]
+    python scripts/policy_ablation.py [--workload standard-burst ...] [--trace FILE ...] [--seeds 5]
+        [--knob 0.8] [--jobs 2] [--only slo-scaler,slo-scaler-no-shedding]
+
+`--knob` runs every variant at that targetUtilization instead of the default (a tuned point, say);
+`--trace` adds trace files (scripts/unseen_traces.py writes three), scored the same way.
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ from scaler.sim import calibrate, policies  # noqa: E402
 from scaler.sim.policies.slo_scaler import SloScaler  # noqa: E402
 from scaler.sim.setup import Setup  # noqa: E402
 from scaler.sim.sweep import context, run_point  # noqa: E402
-from scaler.sim.workload import WORKLOADS, build  # noqa: E402
+from scaler.sim.workload import WORKLOADS, build, trace_file  # noqa: E402
 
 decide_module = importlib.import_module("scaler.policy.decide")  # the module, not the function
 OLD_SCALE_DOWN = ScalingRules(300.0, (ScalingPolicy("Pods", 1, 60.0),), "Min")
@@ -224,9 +228,9 @@ _BUILT: dict[tuple[str, int], object] = {}
 
 
 def _run(task):
-    name, seed, policy, setup = task
+    name, seed, policy, knob, setup = task
     workload = _BUILT[(name, seed)]
-    score = run_point(workload, policy, None, setup, seed=seed).windows["eval"]
+    score = run_point(workload, policy, knob, setup, seed=seed).windows["eval"]
     return name, policy, seed, score
 
 
@@ -235,21 +239,31 @@ def main() -> None:
     parser.add_argument("--workload", action="append", choices=WORKLOADS)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--trace", action="append", type=Path, default=[],
+                        help="an Azure CSV or Mooncake JSONL trace, as `slo-scaler bench --trace` reads it (repeatable)")
+    parser.add_argument("--knob", type=float, help="targetUtilization for ours and every variant (default: ours' default)")
     parser.add_argument("--only", help="comma-separated variants to run (default: all)")
     args = parser.parse_args()
-    names = args.workload or list(WORKLOADS)
+    if args.knob is not None and not 0 < args.knob <= 1:
+        parser.error(f"--knob: expected a targetUtilization in (0, 1], got {args.knob:g}")
+    for path in args.trace:
+        if not path.is_file():
+            parser.error(f"--trace {path}: no such file")
+    traces = {path.stem: path for path in args.trace}
+    names = (args.workload or ([] if traces else list(WORKLOADS))) + list(traces)
     setup = Setup()
     seeds = list(range(args.seeds))
     for name in names:
         for seed in seeds:
-            _BUILT[(name, seed)] = build(name, replace(setup, seed=seed), seed)
+            seeded = replace(setup, seed=seed)
+            _BUILT[(name, seed)] = trace_file(traces[name], seeded, seed) if name in traces else build(name, seeded, seed)
         judged = [_BUILT[(name, seed)].calibration.safe_concurrency for seed in seeds]
         alone = [ttft_only_slots(context(_BUILT[(name, seed)], setup, seed)) for seed in seeds]
         print(f"{name}: safe concurrency per seed, judged on TTFT and TPOT {judged}; on TTFT alone {alone}", flush=True)
     variants = ["slo-scaler", "slo-scaler-no-shedding", *(cls.name for cls in VARIANTS)]
     if args.only:
         variants = [v for v in variants if v in args.only.split(",")]
-    tasks = [(n, s, p, setup) for n in names for p in variants for s in seeds]
+    tasks = [(n, s, p, args.knob, setup) for n in names for p in variants for s in seeds]
     results: dict[tuple[str, str], list] = {}
     with ProcessPoolExecutor(args.jobs) as pool:  # forked: the workers see the built workloads
         for done, (name, policy, seed, score) in enumerate(pool.map(_run, tasks), 1):
