@@ -180,8 +180,9 @@ async def _read_page(response: aiohttp.ClientResponse) -> bytes:
             from None
     if inflate is not None and not inflate.eof:
         raise SourceError(f"page cut short: the {encoding} stream ends before its trailer")
-    _check_whole(bytes(body), response, compressed=inflate is not None)
-    return bytes(body)
+    page = bytes(body)
+    _check_whole(page, response, compressed=inflate is not None)
+    return page
 
 
 def _check_whole(body: bytes, response: aiohttp.ClientResponse, compressed: bool) -> None:
