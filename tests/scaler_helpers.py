@@ -11,6 +11,9 @@
   poller) on its own event-loop thread, with a sync `client` (ExternalScalerClient); a start that
   fails or times out stops all it started before raising.
 - `metric(text, name, **labels)`: one sample of a Prometheus text page (process.sample_value).
+- `child_pids(pid)`, `bindable(port)`, `silent_python(tmp_path)`, `marked_env(marker)` and
+  `processes_marked(marker)`: what a start or stop left behind (children, listening ports, every
+  process of a serve run, even reparented).
 - `scaler_server` fixture: `slo-scaler serve` as a subprocess on free ports; returns a
   scaler.server.process.ServeProcess (`.client`, `.metric()`, `.events("state_change")`,
   `.stop()`). Use it with `from scaler_helpers import scaler_server`.
@@ -32,7 +35,7 @@ import pytest
 from conftest import http_get
 from scaler.cli import build_parser
 from scaler.server.app import ScalerApp
-from scaler.server.process import LOCAL_FLAGS, ServeProcess
+from scaler.server.process import LOCAL_FLAGS, REPO, ServeProcess
 from scaler.server.process import sample_value as metric  # noqa: F401 (tests read pages with it)
 from scaler.server.protocol import ExternalScalerClient
 
@@ -110,6 +113,31 @@ def _session_background(pid: int) -> bool:
     except OSError:  # gone meanwhile
         return False
     return Path(argv[0].decode(errors="replace")).name == "prometheus" or argv[1:3] == [b"-m", b"pip"]
+
+
+# A serve subprocess started with `marked_env(marker)` passes the marker on to its RLS process, so
+# `processes_marked(marker)` finds every process of that run, even one reparented after serve died.
+MARKER = "SLO_SCALER_START_FAILURE_TEST"
+GRPC_CORE_LOG = re.compile(r"^[DIWEF]\d{4} \d\d:\d\d:\d\d")  # grpc's C core writes its own lines to stderr
+
+
+def marked_env(marker: str) -> dict[str, str]:
+    """The environment for a serve subprocess run from this checkout, carrying `marker`."""
+    return dict(os.environ, **{MARKER: marker},
+                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+
+
+def processes_marked(marker: str) -> list[int]:
+    """Live processes whose environment carries `marker` (serve and what it started, even reparented)."""
+    needle = f"{MARKER}={marker}\0".encode()
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if needle in environ.read_bytes():
+                found.append(int(environ.parent.name))
+        except OSError:  # gone meanwhile, or not ours
+            continue
+    return found
 
 
 def silent_python(tmp_path: Path) -> str:

@@ -11,38 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import re
 import socket
 import subprocess
 import sys
 import uuid
-from pathlib import Path
 
 import pytest
 
 import scaler.rls.process
 from conftest import free_port
 from scaler.server.app import ScalerApp, StartupError
-from scaler.server.process import LOCAL_FLAGS, REPO
-from scaler_helpers import bindable, child_pids, serve_args, silent_python
-
-MARKER = "SLO_SCALER_START_FAILURE_TEST"  # in serve's environment, so in its RLS process's too
-GRPC_CORE_LOG = re.compile(r"^[DIWEF]\d{4} \d\d:\d\d:\d\d")  # grpc's C core writes its own lines
-
-
-def _processes_marked(marker: str) -> list[int]:
-    """Live processes whose environment carries `marker` (serve and what it started, even reparented)."""
-    needle = f"{MARKER}={marker}\0".encode()
-    found = []
-    for environ in Path("/proc").glob("[0-9]*/environ"):
-        try:
-            if needle in environ.read_bytes():
-                found.append(int(environ.parent.name))
-        except OSError:  # gone meanwhile, or not ours
-            continue
-    return found
-
+from scaler.server.process import LOCAL_FLAGS
+from scaler_helpers import (GRPC_CORE_LOG, bindable, child_pids, marked_env, processes_marked, serve_args,
+                            silent_python)
 
 @pytest.mark.parametrize("taken_flag", ["--grpc-port", "--rls-port", "--metrics-port"])
 def test_serve_with_a_taken_port_exits_with_one_line_naming_it_and_leaves_nothing(taken_flag):
@@ -50,8 +31,7 @@ def test_serve_with_a_taken_port_exits_with_one_line_naming_it_and_leaves_nothin
     taken_port = taken.getsockname()[1]
     ports = {flag: free_port() for flag in ("--grpc-port", "--rls-port", "--metrics-port") if flag != taken_flag}
     marker = uuid.uuid4().hex
-    env = dict(os.environ, **{MARKER: marker},
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    env = marked_env(marker)
     flags = [*LOCAL_FLAGS, taken_flag, str(taken_port)]
     for flag, port in ports.items():
         flags += [flag, str(port)]
@@ -66,7 +46,7 @@ def test_serve_with_a_taken_port_exits_with_one_line_naming_it_and_leaves_nothin
               if line.strip() and not line.startswith("{") and not GRPC_CORE_LOG.match(line)]
     assert len(errors) == 1, done.stderr  # no traceback, no warning from a part left running
     assert errors[0].startswith("serve: cannot listen: ") and taken_flag in errors[0] and str(taken_port) in errors[0]
-    assert _processes_marked(marker) == [], "the RLS process outlived serve"
+    assert processes_marked(marker) == [], "the RLS process outlived serve"
     assert [flag for flag, port in ports.items() if not bindable(port)] == []
 
 

@@ -25,9 +25,9 @@ import pytest
 import scaler.rls.process
 from conftest import free_port
 from scaler.server.app import ScalerApp, StartAbandoned
-from scaler.server.process import LOCAL_FLAGS, REPO
-from scaler_helpers import bindable, child_pids, serve_args, silent_python
-from test_serve_start_failure import GRPC_CORE_LOG, MARKER, _processes_marked
+from scaler.server.process import LOCAL_FLAGS
+from scaler_helpers import (GRPC_CORE_LOG, bindable, child_pids, marked_env, processes_marked, serve_args,
+                            silent_python)
 
 
 def _left_running(app: ScalerApp) -> list[str]:
@@ -106,8 +106,7 @@ def test_a_stop_before_the_start_starts_nothing():
 def test_serve_given_sigterm_while_it_starts_exits_0_and_leaves_nothing(tmp_path):
     ports = {flag: free_port() for flag in ("--grpc-port", "--rls-port", "--metrics-port")}
     marker = uuid.uuid4().hex
-    env = dict(os.environ, **{MARKER: marker},
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    env = marked_env(marker)
     log = tmp_path / "serve.log"
     with log.open("w") as stderr:
         serve = subprocess.Popen([sys.executable, "-m", "scaler", "serve", *LOCAL_FLAGS,
@@ -125,9 +124,9 @@ def test_serve_given_sigterm_while_it_starts_exits_0_and_leaves_nothing(tmp_path
         assert "serving" not in events, "serve was ready before the signal: not a stop during start"
         serve.send_signal(signal.SIGTERM)
         returncode = serve.wait(60)  # a hang guard only
-        left = _processes_marked(marker)
+        left = processes_marked(marker)
     finally:
-        for pid in _processes_marked(marker):  # whatever a failing run left, frozen or not
+        for pid in processes_marked(marker):  # whatever a failing run left, frozen or not
             os.kill(pid, signal.SIGKILL)
     text = log.read_text()
     events = [json.loads(line).get("event") for line in text.splitlines() if line.startswith("{")]
