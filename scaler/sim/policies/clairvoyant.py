@@ -24,7 +24,7 @@ class Clairvoyant(Policy):
     name = "clairvoyant"
     knob = "planning level (share of saturated throughput)"
     knob_default = 0.8
-    knob_grid = (0.7, 1.0)
+    knob_grid = (0.6, 0.7, 0.8, 0.9, 1.0)
 
     def __init__(self, ctx: PolicyContext, knob_value: float | None = None):
         super().__init__(ctx, knob_value)

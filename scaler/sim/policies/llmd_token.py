@@ -27,7 +27,7 @@ class LlmdTokenAware(PrometheusKeda):
     name = "llm-d-token"
     knob = "prefill threshold (s of queued prefill per pod)"
     knob_default = 0.0  # 0: the guide's formula, TTFT SLO - ISL / V_P
-    knob_grid = (0.1, 0.0)
+    knob_grid = (0.025, 0.05, 0.1, 0.5, 0.0)
     polling_interval_s = 15.0
 
     def __init__(self, ctx, knob_value: float | None = None):
