@@ -155,7 +155,7 @@ def test_a_cut_page_of_one_pod_leaves_the_others_and_its_counter_intact():
     assert (first.ready_replicas, first.completed_total) == (2, 0.0)  # both pods' counters: a baseline
     assert isinstance(second, Observation), second
     assert (second.ready_replicas, second.waiting, second.completed_total) == (1, 1234, 1.0)  # b: 10 -> 11
-    assert second.note == "1 target(s) did not answer"
+    assert second.note.startswith("1 target(s) did not answer; first: ")
     assert third.ready_replicas == 2
     # a: 10 -> 12 counts 2 (read as a restart at 0 it would count 12), b: unchanged.
     assert third.completed_total == 3.0

@@ -18,7 +18,7 @@ from kubernetes import client as k8s
 from scaler.server.metadata import SourceSpec
 from scaler.sources import ModelQuery, Observation, SourceError
 from scaler.sources.counters import FORGET_AFTER_S, MonotonicCounters
-from scaler.sources.discovery import Discovery, KubernetesPodLister, PodInfo, pod_info
+from scaler.sources.discovery import Discovery, KubernetesPodLister, PodInfo, Target, pod_info
 from scaler.sources.scrape import ScrapeSource
 from scaler.sources.vllm import parse_page
 from scaler_helpers import CAPTURE_MODEL, HostileServer, PageServer, vllm_page
@@ -106,7 +106,7 @@ def test_scrape_sums_replicas_and_counts_those_that_answered():
     assert isinstance(mine, Observation)
     assert (mine.time, mine.waiting, mine.running, mine.ready_replicas) == (123.0, 5, 8, 2)
     assert mine.completed_total == 0  # a baseline on first sight
-    assert mine.note == "2 target(s) did not answer"
+    assert mine.note.startswith("2 target(s) did not answer; first: ")
     assert result["another-model"].waiting == 50 and result["another-model"].ready_replicas == 1
     assert a.hits == b.hits == other.hits == 1  # a URL is fetched once per round, however many models list it
 
@@ -196,19 +196,20 @@ def test_discovery_lists_at_most_every_refresh_interval_and_keeps_the_last_listi
     lister = FakeLister(pods)
     discovery = Discovery(lister, refresh_s=2.0)
     key = ("llm", "app=x")
-    assert discovery.ready_urls(key, 8080) is None and discovery.starting_ages(key, 100.0) is None
+    assert discovery.ready_targets(key, 8080) is None and discovery.starting_ages(key, 100.0) is None
 
     asyncio.run(discovery.refresh({key}, now=100.0))
     asyncio.run(discovery.refresh({key}, now=101.0))
     assert lister.calls == 1
-    assert discovery.ready_urls(key, 8080) == ["http://10.0.0.1:8080/metrics", "http://[fd00::2]:8080/metrics"]
+    assert discovery.ready_targets(key, 8080) == [Target("http://10.0.0.1:8080/metrics", "llm/a"),
+                                                  Target("http://[fd00::2]:8080/metrics", "llm/b")]
     assert discovery.starting_ages(key, 100.0) == (10.0, 1.0)
 
     lister.fail = ConnectionError("API server unreachable")
     asyncio.run(discovery.refresh({key}, now=102.5))
     assert lister.calls == 2
     assert "API server unreachable" in discovery.errors[key]
-    assert len(discovery.ready_urls(key, 8080)) == 2  # pods rarely vanish in a second
+    assert len(discovery.ready_targets(key, 8080)) == 2  # pods rarely vanish in a second
 
 
 def _pod(name, ready, ip="10.1.2.3", deleting=False):

@@ -5,15 +5,22 @@ how long the others have been starting.
 `kubernetes` client (pods by label selector: one call gives readiness, IPs and creation times;
 RBAC: list pods in the model's namespace). `Discovery` caches listings for `refresh_s` so a
 1 s poll of many models does not list pods every second.
+
+A discovered target names its pod (`namespace/name`, as `kubectl get pods` shows it) next to its
+URL, since an operator reads pod names, not IPs. What the API says is not trusted to be printable:
+a name with a newline or a terminal escape is shown as its repr, never written raw into a log line.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 from dataclasses import dataclass
 from typing import Protocol
+from urllib.parse import quote
 
 LIST_TIMEOUT_S = 5.0
+MAX_SHOWN_CHARS = 320  # a namespace (63) + a pod name (253) fit whole
 
 
 @dataclass(frozen=True)
@@ -23,6 +30,25 @@ class PodInfo:
     ready: bool
     created: float  # epoch seconds
     terminating: bool = False
+
+
+@dataclass(frozen=True)
+class Target:
+    """One /metrics URL to scrape, and the pod behind it when discovery knows it (static
+    scrapeTargets have no pod)."""
+
+    url: str
+    pod: str | None = None  # "namespace/name", already made printable
+
+    def __str__(self) -> str:
+        return self.url if self.pod is None else f"pod {self.pod} ({self.url})"
+
+
+def printable(text: str, limit: int = MAX_SHOWN_CHARS) -> str:
+    """`text` as it is when every character of it prints, else its repr (a newline shows as
+    `\\n`, an escape as `\\x1b`); cut at `limit` characters either way."""
+    text = text if len(text) <= limit else text[:limit] + "..."
+    return text if text.isprintable() else repr(text)
 
 
 class PodLister(Protocol):
@@ -84,17 +110,20 @@ class Discovery:
                                        return_exceptions=True)
         for key, result in zip(due, results):
             if isinstance(result, BaseException):
-                self.errors[key] = f"listing pods {key[1]!r} in {key[0]}: {result}"
+                # An API error's text is the API's (its headers and body, over several lines): one line, cut.
+                reason = printable(" ".join(f"{type(result).__name__}: {result}".split()), 300)
+                self.errors[key] = f"listing pods {key[1]!r} in {printable(key[0])}: {reason}"
             else:
                 self._listings[key] = Listing(tuple(result), now)
                 self.errors.pop(key, None)
 
-    def ready_urls(self, key: tuple[str, str], port: int, path: str = "/metrics") -> list[str] | None:
-        """/metrics URLs of the ready pods; None when the pods were never listed."""
+    def ready_targets(self, key: tuple[str, str], port: int, path: str = "/metrics") -> list[Target] | None:
+        """The ready pods' /metrics, each with its pod's name; None when the pods were never listed."""
         listing = self._listings.get(key)
         if listing is None:
             return None
-        return [f"http://{_host(p.ip)}:{port}{path}" for p in listing.pods if p.ready and p.ip and not p.terminating]
+        return [Target(f"http://{_host(p.ip)}:{port}{path}", printable(f"{key[0]}/{p.name}"))
+                for p in listing.pods if p.ready and p.ip and not p.terminating]
 
     def pod_count(self, key: tuple[str, str]) -> int | None:
         """Pods (ready or starting, not terminating) of the selector; None when never listed."""
@@ -110,4 +139,10 @@ class Discovery:
 
 
 def _host(ip: str) -> str:
-    return f"[{ip}]" if ":" in ip else ip
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        # Not an IP (the API server would have refused it): percent-encoded, so the URL shown in errors
+        # stays one printable line, and its fetch fails as that of an unknown host would.
+        return quote(ip, safe="")
+    return f"[{address}]" if address.version == 6 else str(address)

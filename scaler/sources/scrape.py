@@ -5,7 +5,8 @@ distinct URL is fetched once per round, however many models list it. Ready repli
 that answered with the model's series. A model whose targets all failed gets no observation
 (UNKNOWN; its last good value ages towards maxStalenessSeconds); targets that answer without the
 model's series are NoSeries; a discovered model with no ready pod is observed as zero replicas
-(scaled to zero is a state, not an error).
+(scaled to zero is a state, not an error). A target that fails is named in the error and the note
+by its pod (`pod namespace/name (URL)`) when discovery found it, by its URL when static.
 
 Every fetch is bounded: its own deadline (--source-timeout, however slowly bytes arrive), at
 most MAX_CONCURRENT_FETCHES at once, MAX_PAGE_BYTES after decompression (inflated in bounded
@@ -31,7 +32,7 @@ import aiohttp
 from scaler.sources.base import (MAX_CONCURRENT_FETCHES, MAX_PAGE_BYTES, ModelQuery, NoSeries, Observation,
                                  SourceError)
 from scaler.sources.counters import MonotonicCounters
-from scaler.sources.discovery import Discovery
+from scaler.sources.discovery import Discovery, Target
 from scaler.sources.vllm import ModelSample, parse_page
 
 
@@ -50,7 +51,8 @@ class ScrapeSource:
 
     async def observe(self, queries: Sequence[ModelQuery], now: float) -> dict[str, Observation | SourceError]:
         targets = {q.model: self._targets(q) for q in queries}
-        urls = sorted({url for t in targets.values() if isinstance(t, list) for url in t})
+        urls = sorted({t.url for model_targets in targets.values() if isinstance(model_targets, list)
+                       for t in model_targets})
         pages = dict(zip(urls, await asyncio.gather(*(self._shared_fetch(url, now) for url in urls))))
         for key in [k for k, fetch in self._fetches.items() if k[1] < now and fetch.done()]:
             del self._fetches[key]  # a past tick's page: never reused, so not kept
@@ -63,32 +65,32 @@ class ScrapeSource:
         self._generated.prune(now)
         return out
 
-    def _targets(self, query: ModelQuery) -> list[str] | SourceError:
+    def _targets(self, query: ModelQuery) -> list[Target] | SourceError:
         spec = query.spec
         if spec.scrape_targets:
-            return list(spec.scrape_targets)
+            return [Target(url) for url in spec.scrape_targets]
         if self._discovery is None:
             return SourceError("podSelector needs Kubernetes discovery (serve --discovery), or set scrapeTargets")
-        urls = self._discovery.ready_urls(spec.discovery_key, spec.metrics_port)
-        if urls is None:
+        found = self._discovery.ready_targets(spec.discovery_key, spec.metrics_port)
+        if found is None:
             return SourceError(self._discovery.errors.get(spec.discovery_key, "pods not listed yet"))
-        return urls
+        return found
 
-    def _observation(self, model: str, urls: list[str], pages: dict, now: float,
+    def _observation(self, model: str, targets: list[Target], pages: dict, now: float,
                      namespace: str | None = None) -> Observation | SourceError:
         answered: dict[str, ModelSample] = {}
         errors = []
-        for url in urls:
-            page = pages[url]
+        for target in targets:
+            page = pages[target.url]
             if isinstance(page, Exception):
-                errors.append(f"{url}: {page}")
+                errors.append(f"{target}: {page}")
             elif model in page:
-                answered[url] = page[model]
+                answered[target.url] = page[model]
             else:
-                errors.append(f"{url}: no finite vllm:num_requests_waiting/running for model_name={model!r}")
-        if urls and not answered:
-            kind = NoSeries if not any(isinstance(pages[url], Exception) for url in urls) else SourceError
-            return kind(f"none of {len(urls)} target(s) answered for {model!r}; first: {errors[0]}")
+                errors.append(f"{target}: no finite vllm:num_requests_waiting/running for model_name={model!r}")
+        if targets and not answered:
+            kind = NoSeries if not any(isinstance(pages[t.url], Exception) for t in targets) else SourceError
+            return kind(f"none of {len(targets)} target(s) answered for {model!r}; first: {errors[0]}")
         completed = {url: s.completed for url, s in answered.items() if s.completed is not None}
         generated = {url: s.generated for url, s in answered.items() if s.generated is not None}
         key = (namespace, model)  # keyed by namespace too: the same served name elsewhere is another model
@@ -100,7 +102,8 @@ class ScrapeSource:
             # No replica with the counter is unknown (None), unless no replica is up at all.
             completed_total=self._completed.update(key, completed, now) if completed or not answered else None,
             generation_tokens_total=self._generated.update(key, generated, now) if generated or not answered else None,
-            note="no ready pod" if not urls else (f"{len(errors)} target(s) did not answer" if errors else ""),
+            note="no ready pod" if not targets else
+                 (f"{len(errors)} target(s) did not answer; first: {errors[0]}" if errors else ""),
         )
 
     def _shared_fetch(self, url: str, tick: float) -> asyncio.Future:
