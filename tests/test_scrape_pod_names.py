@@ -144,3 +144,30 @@ def test_serve_logs_and_answers_the_failed_pod_by_name(failing, caplog):
     assert named in record.fields["error"] and record.fields["error"].isprintable()
     line = JsonFormatter().format(record)
     assert "\n" not in line and json.loads(line)["error"] == record.fields["error"]
+
+
+def test_serve_logs_the_pod_of_several_that_did_not_answer_once(caplog):
+    """One pod of two fails: the model keeps deciding on the other, and the log names the failed pod
+    once (the note is logged when it changes, not every round)."""
+    page = PageServer(vllm_page(waiting=3))
+    metadata = {"model": CAPTURE_MODEL, "source": "scrape", "podSelector": "app=qwen",
+                "metricsPort": str(page.port), "ttftSloSeconds": "2", "perReplicaCapacity": "4"}
+    caplog.set_level(logging.WARNING, logger="scaler.server")
+    server = InProcessScaler("--poll-interval", "0.1",
+                             pod_lister=Pods(k8s_pod("qwen-0", "127.0.0.1"), k8s_pod("qwen-1", "127.0.0.2")))
+    try:
+        server.client.GetMetrics(GetMetricsRequest(scaledObjectRef=ExternalScalerClient.ref(metadata,
+                                                                                            namespace="llm")))
+        entry = server.registry.get(CAPTURE_MODEL, "llm")
+        deadline = time.monotonic() + 30.0  # generous: a state reached, not a timing
+        while sum(entry.decisions_total.values()) < 5 and time.monotonic() < deadline:
+            time.sleep(0.05)  # more rounds with the same failure
+        assert sum(entry.decisions_total.values()) >= 5
+        assert entry.observation.ready_replicas == 1  # decided on the pod that answered
+    finally:
+        server.close()
+        page.close()
+    notes = [r.fields for r in caplog.records if getattr(r, "fields", {}).get("event") == "source_note"]
+    assert len(notes) == 1, notes
+    assert notes[0]["note"].startswith(f"1 target(s) did not answer; first: pod llm/qwen-1 (http://127.0.0.2:{page.port}")
+    assert notes[0]["model"] == CAPTURE_MODEL

@@ -167,6 +167,11 @@ class ModelEntry:
             # Rates across a gap in the data, or across a change of where arrivals come from,
             # say nothing about now: start the window over.
             self.window = SignalWindow(self.config.rate_window_s)
+        if observation.note != (self.observation.note if self.observation is not None else ""):
+            # A partial failure (one pod of several did not answer) only lowers the ready count:
+            # say which pod, once per change, as source errors are.
+            log.warning("source note", extra={"fields": {"event": "source_note", **self.log_fields(),
+                                                         "note": observation.note}})
         self.window.push(Snapshot(time=observation.time, waiting=min(observation.waiting, MAX_QUEUE),
                                   running=min(observation.running, MAX_QUEUE),
                                   ready_replicas=min(observation.ready_replicas, MAX_REPLICAS),
