@@ -22,7 +22,8 @@ from rich.console import Console
 from scaler.demo.actuator import Actuator, ActuatorEvent, ExternalTrigger, PrometheusTrigger, SourceTrigger
 from scaler.demo.fleetwatch import FleetSample, FleetWatch, file_sd, scaler_state, write_file_sd
 from scaler.demo.processes import (
-    ProcessError, ProcessGroup, envoy_binary, http_ok, prometheus_binary, python_command, wait_until,
+    ProcessError, ProcessGroup, envoy_binary, http_ok, prometheus_argv, prometheus_binary, prometheus_config,
+    python_command, wait_until,
 )
 from scaler.demo.scenario import MODEL, DemoScenario
 from scaler.loadgen.loadtest import LoadtestConfig, LoadtestRun, run_loadtest
@@ -81,6 +82,11 @@ class Arm:
         self.loading = False
         self.serve: ServeProcess | None = None
         self.ready_s: dict[str, float] = {}  # each process: seconds from start to ready
+        self.sd_file = self.workdir / "targets.json"
+        self._ports: tuple[int, int | None] | None = None  # the fleet's base port and Prometheus', chosen once
+        self._prometheus_ahead: asyncio.Task | None = None
+        self.metadata: dict[str, str] = {}  # serve's trigger metadata and gRPC port (the slo-scaler arm)
+        self.grpc_port: int | None = None
 
     # --- output ------------------------------------------------------------------------
 
@@ -131,16 +137,40 @@ class Arm:
             "--model", MODEL, "--cold-start", str(s.cold_start_s), *s.engine_flags)
         await self.group.start("emulator", argv, lambda: http_ok(session, f"http://127.0.0.1:{port}/health"))
 
-    async def start_prometheus(self, session: aiohttp.ClientSession, sd_file: Path, port: int) -> None:
-        config = {
-            "global": {"scrape_interval": "500ms", "scrape_timeout": "500ms", "evaluation_interval": "1s"},
-            "scrape_configs": [{"job_name": "vllm", "file_sd_configs": [{"files": [str(sd_file)], "refresh_interval": "1s"}]}],
-        }
-        (self.workdir / "prometheus.yml").write_text(yaml.safe_dump(config))
-        argv = [self.tools.prometheus, f"--config.file={self.workdir / 'prometheus.yml'}",
-                f"--storage.tsdb.path={self.workdir / 'prometheus-data'}", f"--web.listen-address=127.0.0.1:{port}",
-                "--log.level=warn"]
-        await self.group.start("prometheus", argv, lambda: http_ok(session, f"http://127.0.0.1:{port}/-/ready"))
+    def ports(self) -> tuple[int, int | None]:
+        """The fleet's base port (replica i on base + i) and Prometheus' (None without it), chosen once."""
+        if self._ports is None:
+            fleet = free_port_range(self.scenario.max_replicas + 1)
+            self._ports = (fleet, free_port() if self.tools.prometheus else None)
+        return self._ports
+
+    async def start_prometheus(self, session: aiohttp.ClientSession, fleet_port: int, port: int) -> None:
+        initial = [fleet_port + i for i in range(1, self.scenario.min_replicas + 1)]
+        write_file_sd(self.sd_file, file_sd(initial, "127.0.0.1"))  # the replicas that start ready
+        (self.workdir / "prometheus.yml").write_text(yaml.safe_dump(prometheus_config(self.sd_file)))
+        await self.group.start("prometheus", prometheus_argv(self.tools.prometheus, self.workdir, port),
+                               lambda: http_ok(session, f"http://127.0.0.1:{port}/-/ready"))
+
+    def start_prometheus_ahead(self) -> asyncio.Task | None:
+        """Start this arm's Prometheus now, while the arm before it runs.
+
+        Prometheus (2.42) applies discovered targets on a 5 s tick counted from its own start, whether
+        they come from file_sd, static_configs or a /-/reload (scripts/demo_prometheus_start.py
+        measures all three): one started with the arm has its first sample 5 s later. Started ahead,
+        with the replica ports chosen now, its first tick has listed the replica as a target by the
+        time the arm starts, so the first scrape after the replica answers (0.5 s) has the sample.
+        The start, as a task (None without Prometheus); the arm's run waits for it.
+        """
+        if not self.tools.prometheus or self._prometheus_ahead is not None:
+            return self._prometheus_ahead
+        fleet_port, port = self.ports()
+
+        async def start() -> None:
+            async with aiohttp.ClientSession() as session:
+                await self.start_prometheus(session, fleet_port, port)
+
+        self._prometheus_ahead = asyncio.create_task(start())
+        return self._prometheus_ahead
 
     async def start_serve(self, metadata: dict[str, str], grpc_port: int, rls_port: int) -> None:
         # The ScaledObject's namespace comes with every KEDA call; the pinned entry names it too.
@@ -177,57 +207,71 @@ class Arm:
 
     # --- the run -----------------------------------------------------------------------
 
-    async def run(self) -> ArmResult:
-        """Start the processes (at once: their ports are chosen up front), wait until the signals
-        show the ready fleet, then drive the burst."""
+    async def start_processes(self, session: aiohttp.ClientSession) -> tuple[dict[str, str], str]:
+        """Start the arm's processes at once (their ports are chosen up front; Prometheus may be up
+        already, started ahead); the signal source and the URL the load goes to."""
         s = self.scenario
+        fleet_port, prometheus_port = self.ports()
+        starts = [self._timed("emulator", self.start_fleet(session, fleet_port))]
+        if self.tools.prometheus:
+            if self._prometheus_ahead is not None:
+                starts.append(self._timed("prometheus started ahead", self._prometheus_ahead))
+            else:
+                starts.append(self._timed("prometheus", self.start_prometheus(session, fleet_port, prometheus_port)))
+            source = {"source": "prometheus", "prometheusAddress": f"http://127.0.0.1:{prometheus_port}"}
+        else:
+            targets = ",".join(f"http://127.0.0.1:{fleet_port + i}/metrics" for i in range(1, s.max_replicas + 1))
+            source = {"source": "scrape", "scrapeTargets": targets}
+        url = f"http://127.0.0.1:{fleet_port}"
+        if self.name == SLO_ARM:
+            self.metadata = s.trigger_metadata(source)
+            self.grpc_port, rls_port = free_port(), free_port()
+            starts.append(self._timed("serve", self.start_serve(self.metadata, self.grpc_port, rls_port)))
+            if self.tools.envoy:
+                listen = free_port()
+                starts.append(self._timed("envoy", self.start_envoy(session, fleet_port, rls_port, listen)))
+                url = f"http://127.0.0.1:{listen}"
+        # Every start runs to its end before a failure is raised: a start still running in
+        # its thread when `finally` stops the group would leave its process behind.
+        for outcome in await asyncio.gather(*starts, return_exceptions=True):
+            if isinstance(outcome, BaseException):
+                raise outcome
+        return source, url
+
+    async def run(self, next_arm: "Arm | None" = None) -> ArmResult:
+        """Start the processes, wait until the signals show the ready fleet, then drive the burst;
+        `next_arm`'s Prometheus starts once this arm's processes are up."""
+        self.t0 = time.monotonic()  # setup times count from here, not from when the arm was made
         async with aiohttp.ClientSession() as session:
             try:
-                fleet_port = free_port_range(s.max_replicas + 1)
-                fleet_url = f"http://127.0.0.1:{fleet_port}"
-                initial = [fleet_port + i for i in range(1, s.min_replicas + 1)]
-                sd_file = self.workdir / "targets.json"
-                starts = [self._timed("emulator", self.start_fleet(session, fleet_port))]
-                if self.tools.prometheus:
-                    write_file_sd(sd_file, file_sd(initial, "127.0.0.1"))  # the replicas that start ready
-                    prometheus_port = free_port()
-                    starts.append(self._timed("prometheus", self.start_prometheus(session, sd_file, prometheus_port)))
-                    source = {"source": "prometheus", "prometheusAddress": f"http://127.0.0.1:{prometheus_port}"}
-                else:
-                    targets = ",".join(f"http://127.0.0.1:{fleet_port + i}/metrics" for i in range(1, s.max_replicas + 1))
-                    source = {"source": "scrape", "scrapeTargets": targets}
-                url = fleet_url
-                if self.name == SLO_ARM:
-                    metadata = s.trigger_metadata(source)
-                    grpc_port, rls_port = free_port(), free_port()
-                    starts.append(self._timed("serve", self.start_serve(metadata, grpc_port, rls_port)))
-                    if self.tools.envoy:
-                        listen = free_port()
-                        starts.append(self._timed("envoy", self.start_envoy(session, fleet_port, rls_port, listen)))
-                        url = f"http://127.0.0.1:{listen}"
-                # Every start runs to its end before a failure is raised: a start still running in
-                # its thread when `finally` stops the group would leave its process behind.
-                for outcome in await asyncio.gather(*starts, return_exceptions=True):
-                    if isinstance(outcome, BaseException):
-                        raise outcome
+                source, url = await self.start_processes(session)
+                if next_arm is not None:
+                    next_arm.start_prometheus_ahead()
                 up = self.clock()
                 await self.wait_for_signals(source)
                 if self.name == SLO_ARM:
                     await self.scaler_green(session)
-                    trigger = ExternalTrigger(f"127.0.0.1:{grpc_port}", metadata)
+                    trigger = ExternalTrigger(f"127.0.0.1:{self.grpc_port}", self.metadata)
                 else:
                     trigger = self.baseline_trigger(source)
                 each = ", ".join(f"{name} {seconds:.1f}s" for name, seconds in self.ready_s.items())
                 self.say("demo", f"processes up in {up:.1f}s ({each}), signals {self.clock() - up:.1f}s later; "
                                  f"load goes to {url}; signals from {source['source']}")
+                fleet_url = f"http://127.0.0.1:{self.ports()[0]}"
                 watch = FleetWatch(f"{fleet_url}/fleet", session, self.clock, lambda t, text: self.say("fleet", text, t),
-                                   sd_file if self.tools.prometheus else None)
+                                   self.sd_file if self.tools.prometheus else None)
                 return await self._drive(session, url, fleet_url, watch, trigger)
             finally:
-                stops = [self.group.stop_all()]
-                if self.serve is not None:
-                    stops.append(asyncio.to_thread(self.serve.stop))
-                await asyncio.gather(*stops)
+                await self.stop()
+
+    async def stop(self) -> None:
+        """Stop every process of this arm, once a start still running (Prometheus started ahead) ends."""
+        if self._prometheus_ahead is not None:
+            await asyncio.gather(self._prometheus_ahead, return_exceptions=True)
+        stops = [self.group.stop_all()]
+        if self.serve is not None:
+            stops.append(asyncio.to_thread(self.serve.stop))
+        await asyncio.gather(*stops)
 
     def baseline_trigger(self, source: dict[str, str]):
         """KServe's example metric, vLLM's running requests, against a per-replica target; averaged
@@ -321,9 +365,13 @@ async def run_demo(scenario: DemoScenario, out_dir: Path, console: Console,
                 run.cancel()
             await asyncio.gather(*runs, return_exceptions=True)
             raise
+    # One after the other: each arm starts the next one's Prometheus (start_prometheus_ahead).
+    runs = [Arm(name, scenario, tools, out_dir / "work", console) for name in arms]
     results = []
-    for index, name in enumerate(arms, start=1):
-        console.rule(f"arm {index}/{len(arms)}: {name}")
-        arm = Arm(name, scenario, tools, out_dir / "work", console)
-        results.append(await arm.run())
+    try:
+        for index, arm in enumerate(runs, start=1):
+            console.rule(f"arm {index}/{len(runs)}: {arm.name}")
+            results.append(await arm.run(runs[index] if index < len(runs) else None))
+    finally:  # an arm failed or Ctrl-C: the arms after it stop what was started ahead for them
+        await asyncio.gather(*(arm.stop() for arm in runs[len(results) + 1:]))
     return results

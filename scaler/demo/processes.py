@@ -33,6 +33,20 @@ def prometheus_binary() -> str | None:
     return shutil.which("prometheus")
 
 
+def prometheus_config(sd_file: Path) -> dict:
+    """The demo's prometheus.yml: the replicas listed in `sd_file` (file_sd), scraped every 0.5 s."""
+    return {
+        "global": {"scrape_interval": "500ms", "scrape_timeout": "500ms", "evaluation_interval": "1s"},
+        "scrape_configs": [{"job_name": "vllm", "file_sd_configs": [{"files": [str(sd_file)], "refresh_interval": "1s"}]}],
+    }
+
+
+def prometheus_argv(binary: str, workdir: Path, port: int) -> list[str]:
+    """Prometheus on `port` with `workdir`'s prometheus.yml and its own TSDB there."""
+    return [binary, f"--config.file={workdir / 'prometheus.yml'}", f"--storage.tsdb.path={workdir / 'prometheus-data'}",
+            f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"]
+
+
 class ProcessError(RuntimeError):
     pass
 
