@@ -27,8 +27,12 @@ pytestmark = pytest.mark.integration
 
 def _demo(out: Path) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""), COLUMNS="160")
-    return subprocess.Popen([sys.executable, "-m", "scaler", "demo", "--quick", "--out", str(out)], cwd=REPO,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # As from a terminal: Ctrl-C raises KeyboardInterrupt even when pytest itself was started with
+    # SIGINT ignored (a background job of a shell without job control), which the child inherits.
+    as_from_a_terminal = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                          "sys.argv[0] = 'slo-scaler'; runpy.run_module('scaler', run_name='__main__')")
+    return subprocess.Popen([sys.executable, "-c", as_from_a_terminal, "demo", "--quick", "--out", str(out)],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
 def _closed(port: int) -> bool:
