@@ -1,0 +1,147 @@
+"""scripts/unseen_traces.py: set 1 unchanged, set 2 seeded and with the shapes its docstring states,
+read by the same trace reader `slo-scaler bench --trace` uses."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scaler.workloads.traces import load_trace
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "unseen_traces.py"
+_spec = importlib.util.spec_from_file_location("unseen_traces", SCRIPT)
+unseen = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(unseen)
+
+# sha256 of set 1 for seed 0, recorded from the script before set 2 was added (commit 63f2467).
+SET1_SEED0 = {
+    "recurring-bursts.csv": "bef646c088c25e4776ea8102bba02ff53b96ec802fac056ab12a4e0a310417ff",
+    "ramp-and-spikes.csv": "6aa829972c78d62480e38ab04e3d163d7b0bc50e677035def61fe6d346dd274f",
+    "steps.csv": "2713c0462eb7500eca603602468823c936465005dd7aec60faf22772a2288664",
+}
+SET2_FILES = ("gamma-api.csv", "diurnal-chat.csv", "flash-crowd.csv")
+
+
+def digests(directory: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.iterdir())}
+
+
+def integral(rate, start: float, end: float, dt: float = 0.05) -> float:
+    steps = int(round((end - start) / dt))
+    return sum(rate(start + (i + 0.5) * dt) for i in range(steps)) * dt
+
+
+def counts(times: list[float], bin_s: float, seconds: float) -> list[int]:
+    out = [0] * int(seconds // bin_s)
+    for t in times:
+        out[min(len(out) - 1, int(t // bin_s))] += 1
+    return out
+
+
+@pytest.fixture(scope="module")
+def set2(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("set2")
+    assert unseen.main(["--out", str(out), "--seed", "0", "--set", "2"]) == 0
+    return out
+
+
+def test_set1_is_the_default_and_unchanged_byte_for_byte(tmp_path):
+    done = subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert digests(tmp_path) == SET1_SEED0  # nothing else written, no temporary file left
+
+
+def test_set2_is_deterministic_per_seed(tmp_path, set2):
+    assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", "2"]) == 0
+    assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", "2"]) == 0
+    first, again, other = digests(set2), digests(tmp_path / "again"), digests(tmp_path / "other")
+    assert sorted(first) == sorted(SET2_FILES)
+    assert again == first
+    assert all(other[name] != first[name] for name in SET2_FILES)
+
+
+def test_set2_traces_parse_with_the_bench_reader_within_the_token_bounds(set2):
+    for name in SET2_FILES:
+        arrivals = load_trace(set2 / name)
+        assert len(arrivals) < 50_000
+        assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
+
+
+def test_each_trace_holds_its_stated_mean_rate(set2):
+    """The request count matches the integral of the trace's rate within 5% (a Gamma renewal of CV 2
+    over ~18,000 requests has a count standard deviation of ~1.5%; the Poisson ones ~0.7%)."""
+    for name in unseen.SET2:
+        _, seconds, rate = unseen.set2_trace(name, 0)
+        got = len(load_trace(set2 / f"{name}.csv"))
+        expected = integral(rate, 0.0, seconds)
+        assert abs(got / expected - 1.0) < 0.05, (name, got, expected)
+        assert 5.0 <= got / seconds <= 30.0, name
+
+
+def test_gamma_api_gaps_have_cv_2(set2):
+    times = [a.time for a in load_trace(set2 / "gamma-api.csv")]
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    cv = statistics.pstdev(gaps) / statistics.fmean(gaps)
+    assert 1.8 <= cv <= 2.2, cv  # Poisson would be 1.0
+    # ServeGen's forms: outputs exponential with mean 250, so their median is 250 ln 2 = 173 (+-10%)
+    outputs = [a.max_tokens for a in load_trace(set2 / "gamma-api.csv")]
+    assert abs(statistics.median(outputs) / (250 * math.log(2)) - 1.0) < 0.1
+
+
+def test_diurnal_chat_follows_the_day_with_a_rate_noise_of_cv_027(set2):
+    arrivals = load_trace(set2 / "diurnal-chat.csv")
+    per_10s = counts([a.time for a in arrivals], 10.0, 1800.0)
+    expected = [integral(unseen.diurnal_rate, 10.0 * i, 10.0 * i + 10.0, 0.1) for i in range(len(per_10s))]
+    # A Cox process: E[(n - e)^2] = e + e^2 cv^2 per bin, so the noise's cv^2 is estimated from the excess
+    cv2 = sum((n - e) ** 2 - n for n, e in zip(per_10s, expected)) / sum(e * e for e in expected)
+    assert 0.18 <= math.sqrt(max(cv2, 0.0)) <= 0.36, cv2  # 0.27 stated; 180 bins
+    night = sum(per_10s[15:45]) / 300.0  # 02:00-06:00 of the compressed day (75 s per hour)
+    midday = sum(per_10s[75:97]) / 220.0  # 10:00-12:56
+    assert midday > 3.0 * night  # the stated curve: 28 req/s at 11:30 against 5.6 at night
+    # BurstGPT's Zipf form: a power law of exponent 1.1 on [4, 4096] has its median at ((4^-0.1 + 4096^-0.1) / 2)^-10
+    outputs = [a.max_tokens for a in arrivals]
+    assert abs(statistics.median(outputs) / ((4 ** -0.1 + 4096 ** -0.1) / 2) ** -10 - 1.0) < 0.1
+
+
+def test_flash_crowd_rises_to_5x_its_base_and_is_poisson_before(set2):
+    arrivals = load_trace(set2 / "flash-crowd.csv")
+    times = [a.time for a in arrivals]
+    per_30s = counts(times, 30.0, 1800.0)
+    base = sum(per_30s[:12]) / 360.0  # the onset is in minutes 6-10
+    assert abs(base / 6.0 - 1.0) < 0.15, base
+    assert 0.8 * 30.0 <= max(per_30s) / 30.0 <= 1.2 * 30.0  # 5 x 6 req/s, held 2 minutes
+    before = counts([t for t in times if t < 360.0], 10.0, 360.0)
+    assert 0.5 <= statistics.pvariance(before) / statistics.fmean(before) <= 1.6  # Poisson: dispersion 1
+    assert per_30s[-1] < 0.5 * max(per_30s)  # decayed by the end
+    # bimodal outputs: the long mode (45%, median 2,400, sigma 0.3) puts ~42% above 1,500 tokens
+    assert 0.37 <= sum(1 for a in arrivals if a.max_tokens > 1500) / len(arrivals) <= 0.47
+
+
+@pytest.mark.parametrize("args, option", [
+    (["--set", "3"], "--set"),
+    (["--set", "two"], "--set"),
+    (["--seed", "x"], "--seed"),
+])
+def test_a_bad_argument_is_rejected_naming_the_option_and_writes_nothing(tmp_path, capsys, args, option):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_:
+        unseen.main(["--out", str(out), *args])
+    assert exit_.value.code == 2
+    assert option in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_out_naming_a_file_is_rejected(tmp_path, capsys):
+    target = tmp_path / "file.csv"
+    target.write_text("keep")
+    with pytest.raises(SystemExit):
+        unseen.main(["--out", str(target), "--set", "2"])
+    assert "--out" in capsys.readouterr().err and target.read_text() == "keep"
