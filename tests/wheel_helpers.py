@@ -19,6 +19,11 @@ REPO = Path(__file__).resolve().parents[1]
 NICENESS = 10  # the tests running meanwhile come first
 
 
+def clean_env() -> dict[str, str]:
+    """This environment without PYTHONPATH or VIRTUAL_ENV: the venv must see only what it installed."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+
 class WheelInstall:
     """Started at construction; `result()` is (bin directory, a working folder outside the checkout,
     environment without PYTHONPATH) once done, or raises what failed."""
@@ -60,17 +65,19 @@ class WheelInstall:
         bin_dir = root / "venv" / "bin"
         self._pip("--python", str(bin_dir / "python"), "install", "-q", "--no-compile", "--disable-pip-version-check",
                   f"{wheel}[tools]")
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         work = root / "work"
         work.mkdir()
-        return bin_dir, work, env
+        return bin_dir, work, clean_env()
 
     def _pip(self, *args: str) -> None:
         argv = [sys.executable, "-m", "pip", *args]
         with self._lock:
             if self._stopping:
                 raise RuntimeError("the session ended before the wheel was installed")
-            self._proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            # Without PYTHONPATH: a checkout on it (the wheel build leaves its egg-info there) would
+            # read to the venv's pip as slo-scaler already installed, and the wheel would not be.
+            self._proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                          env=clean_env())
             try:
                 os.setpriority(os.PRIO_PROCESS, self._proc.pid, NICENESS)  # pip's own children inherit it
             except OSError:
