@@ -11,6 +11,14 @@ the seed). Each request's outcome is paired across them, and two counts are prin
 - saved: within the SLO with shedding, a miss without.
 Each window where either count is not zero also gets ours' decisions that shed: how many seconds it
 spent in RED, their reasons, and how full the batches were (running over ready x slots).
+
+With --episodes, the same counts per RED episode instead (consecutive RED decisions, extended by
+--by seconds): a refused request counts for the episode it arrived in, a saved one for the first
+episode its stay overlapped (RED protects the batch's members, which arrived before it). Each
+episode shows what started it (its first decision's reason and batch fill); a total per starting
+reason says which REDs pay.
+
+    python scripts/shed_flips.py --workload tenant-mix --seed 3 --knob 0.8 --episodes
 """
 
 from __future__ import annotations
@@ -53,6 +61,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--knob", type=float, help="targetUtilization (default: ours' default)")
     parser.add_argument("--by", type=float, default=5.0, help="seconds of arrival time per printed window")
+    parser.add_argument("--episodes", action="store_true", help="count per RED episode, not per window")
     args = parser.parse_args()
     if args.trace is not None and not args.trace.is_file():
         parser.error(f"--trace {args.trace}: no such file")
@@ -74,6 +83,9 @@ def main() -> None:
     def ok(request) -> bool:
         return meets(request, setup.ttft_slo_s, setup.tpot_slo_s)
 
+    if args.episodes:
+        _print_episodes(workload.name, args, knob, decisions, shed, unshed, ok)
+        return
     start, end = window_bounds(workload, setup)["eval"]
     lost, saved = Counter(), Counter()
     totals = {name: Counter() for name in ("eval", "run")}
@@ -100,6 +112,56 @@ def main() -> None:
         fills = [d.running / (d.ready_replicas * d.slots) for d in red if d.slots and d.ready_replicas]
         fill = f"{min(fills):.2f}-{max(fills):.2f}" if fills else "-"
         print(f"{t0:7.0f}-{t1:<6.0f} {lost[window]:10d} {saved[window]:6d}  {len(red):5d}  {reasons or '-'}; {fill}")
+
+
+def _fill(decision) -> float | None:
+    if decision.slots and decision.ready_replicas:
+        return decision.running / (decision.ready_replicas * decision.slots)
+    return None
+
+
+def _episodes(decisions) -> list[list]:
+    """Runs of consecutive RED decisions."""
+    out, current = [], []
+    for d in decisions:
+        if d.state.value == "RED":
+            current.append(d)
+        elif current:
+            out.append(current)
+            current = []
+    return out + ([current] if current else [])
+
+
+def _print_episodes(name, args, knob, decisions, shed, unshed, ok) -> None:
+    episodes = _episodes(decisions)
+    spans = [(e[0].time, e[-1].time + args.by) for e in episodes]
+    counts = [Counter() for _ in episodes]
+    for index, a in shed.items():
+        b = unshed[index]
+        kind = "lost" if a.refusals and not ok(a) and ok(b) else "saved" if ok(a) and not ok(b) else None
+        if kind is None:
+            continue
+        # A refused request counts for the episode it arrived in; a saved one for the first episode
+        # its stay overlapped (the batch members RED protects arrived before it).
+        until = a.arrival.time if kind == "lost" else (a.finished if a.finished is not None else a.arrival.time)
+        for i, (t0, t1) in enumerate(spans):
+            if a.arrival.time < t1 and until >= t0:
+                counts[i][kind] += 1
+                break
+    print(f"{name} seed {args.seed} knob {knob:g}: {len(episodes)} RED episodes")
+    print(f"{'start (s)':>10s} {'RED s':>6s} {'refused-ok':>10s} {'saved':>6s}  started by; batch fill then")
+    by_reason: dict[str, Counter] = {}
+    for episode, count in zip(episodes, counts):
+        first = episode[0]
+        fill = _fill(first)
+        total = by_reason.setdefault(first.reason, Counter())
+        total.update(count)
+        total["episodes"] += 1
+        if count:
+            print(f"{first.time:10.0f} {len(episode):6d} {count['lost']:10d} {count['saved']:6d}  "
+                  f"{first.reason}; {'-' if fill is None else f'{fill:.2f}'}")
+    for reason, total in sorted(by_reason.items()):
+        print(f"  started by {reason}: {total['episodes']} episodes, refused-ok {total['lost']}, saved {total['saved']}")
 
 
 if __name__ == "__main__":
