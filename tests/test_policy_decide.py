@@ -256,6 +256,21 @@ def test_a_batch_too_slow_for_the_tpot_slo_is_red_and_admits_only_what_completes
     assert quick.state is State.GREEN, quick.detail  # 20 ms per token
 
 
+def test_a_tpot_reading_over_the_slo_on_a_fleet_with_an_idle_replica_sheds_nothing():
+    # 9 ready, 2 running: the 2 just began, so the 5 s output-token rate barely counts them and
+    # their TPOT reads 200 ms. A request admitted now decodes in a batch of one or two.
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 12})
+    idle = Scenario(config)
+    for t in range(1, 12):
+        decision = idle.tick(waiting=0, running=2, ready=9, completions_per_s=1, generation_tokens_total=10.0 * t)
+    assert decision.state is State.GREEN and decision.admission_rps is None, decision.detail
+    # The same reading with a request in flight for every replica is a slow batch: RED.
+    busy = Scenario(config)
+    for t in range(1, 12):
+        decision = busy.tick(waiting=0, running=9, ready=9, completions_per_s=1, generation_tokens_total=45.0 * t)
+    assert decision.state is State.RED and decision.reason == "tpot-exceeds-slo", decision.detail
+
+
 def test_ready_replicas_are_held_three_scale_up_latencies_starting_ones_are_not():
     # Batches roomy enough that no burst headroom is kept: the sustained rate alone sets the need.
     config = PolicyConfig(**{**BASE.__dict__, "scale_up_latency_s": 10.0, "max_concurrency": 10_000.0})

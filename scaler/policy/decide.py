@@ -282,8 +282,11 @@ def _target_state(config: PolicyConfig, est: Estimate, prediction: Prediction, p
 
 
 def _tpot_ratio(config: PolicyConfig, est: Estimate) -> float:
-    """The batch's time per output token over the TPOT SLO (0 when either is unknown)."""
-    if config.tpot_slo_s is None or est.tpot_s is None:
+    """The batch's time per output token over the TPOT SLO, as it bears on requests admitted now
+    (0 when either is unknown). With fewer requests in flight than ready replicas, a replica is
+    idle and a request admitted now decodes in a batch of one or two: a reading over the SLO
+    there is the output-token rate's 5 s lagging a batch that has just begun, not a slow batch."""
+    if config.tpot_slo_s is None or est.tpot_s is None or est.running + est.waiting < est.ready:
         return 0.0
     return est.tpot_s / config.tpot_slo_s
 
