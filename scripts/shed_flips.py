@@ -15,8 +15,8 @@ spent in RED, their reasons, and how full the batches were (running over ready x
 With --episodes, the same counts per RED episode instead (consecutive RED decisions, extended by
 --by seconds): a refused request counts for the episode it arrived in, a saved one for the first
 episode its stay overlapped (RED protects the batch's members, which arrived before it). Each
-episode shows what started it (its first decision's reason and batch fill); a total per starting
-reason says which REDs pay.
+episode shows what started it (its first decision's reason, batch fill and sentence); a total per
+starting reason says which REDs pay.
 
     python scripts/shed_flips.py --workload tenant-mix --seed 3 --knob 0.8 --episodes
 """
@@ -90,8 +90,7 @@ def main() -> None:
     lost, saved = Counter(), Counter()
     totals = {name: Counter() for name in ("eval", "run")}
     for index, a in shed.items():
-        b = unshed[index]
-        kind = "lost" if a.refusals and not ok(a) and ok(b) else "saved" if ok(a) and not ok(b) else None
+        kind = _flip(a, unshed[index], ok)
         if kind is None:
             continue
         window = int(a.arrival.time // args.by)
@@ -112,6 +111,13 @@ def main() -> None:
         fills = [d.running / (d.ready_replicas * d.slots) for d in red if d.slots and d.ready_replicas]
         fill = f"{min(fills):.2f}-{max(fills):.2f}" if fills else "-"
         print(f"{t0:7.0f}-{t1:<6.0f} {lost[window]:10d} {saved[window]:6d}  {len(red):5d}  {reasons or '-'}; {fill}")
+
+
+def _flip(shed, unshed, ok) -> str | None:
+    """"lost": refused with shedding and a miss, within the SLO without; "saved": the other way round."""
+    if shed.refusals and not ok(shed) and ok(unshed):
+        return "lost"
+    return "saved" if ok(shed) and not ok(unshed) else None
 
 
 def _fill(decision) -> float | None:
@@ -137,8 +143,7 @@ def _print_episodes(name, args, knob, decisions, shed, unshed, ok) -> None:
     spans = [(e[0].time, e[-1].time + args.by) for e in episodes]
     counts = [Counter() for _ in episodes]
     for index, a in shed.items():
-        b = unshed[index]
-        kind = "lost" if a.refusals and not ok(a) and ok(b) else "saved" if ok(a) and not ok(b) else None
+        kind = _flip(a, unshed[index], ok)
         if kind is None:
             continue
         # A refused request counts for the episode it arrived in; a saved one for the first episode
@@ -159,7 +164,7 @@ def _print_episodes(name, args, knob, decisions, shed, unshed, ok) -> None:
         total["episodes"] += 1
         if count:
             print(f"{first.time:10.0f} {len(episode):6d} {count['lost']:10d} {count['saved']:6d}  "
-                  f"{first.reason}; {'-' if fill is None else f'{fill:.2f}'}")
+                  f"{first.reason}; {'-' if fill is None else f'{fill:.2f}'}; {first.detail}")
     for reason, total in sorted(by_reason.items()):
         print(f"  started by {reason}: {total['episodes']} episodes, refused-ok {total['lost']}, saved {total['saved']}")
 
