@@ -271,6 +271,69 @@ def test_a_tpot_reading_over_the_slo_on_a_fleet_with_an_idle_replica_sheds_nothi
     assert decision.state is State.RED and decision.reason == "tpot-exceeds-slo", decision.detail
 
 
+def test_a_clump_that_just_began_decoding_is_not_read_as_a_slow_batch():
+    # 4 ready, 40 running at 50 ms per token (800 tokens/s), then 40 more join in the last second.
+    # Counted whole over a 5 s output-token rate that barely includes them, the 80 read as 100 ms
+    # per token: a TPOT RED that refuses requests while the batch is at half its SLO (ramp-and-spikes
+    # went RED on such a reading and read 0.58 x five seconds later). The batch that made those
+    # tokens averaged 44 running.
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 256})
+    scenario, made = Scenario(config), 0.0
+    for _ in range(11):
+        made += 800.0
+        scenario.tick(waiting=0, running=40, ready=4, completions_per_s=4, generation_tokens_total=made)
+    made += 800.0
+    clump = scenario.tick(waiting=0, running=80, ready=4, completions_per_s=4, generation_tokens_total=made)
+    assert clump.state is State.GREEN, clump.detail
+    # Held at 80 with the rate still at 800 tokens/s: a batch at 100 ms per token. RED.
+    for _ in range(12):
+        made += 800.0
+        slow = scenario.tick(waiting=0, running=80, ready=4, completions_per_s=4, generation_tokens_total=made)
+    assert slow.state is State.RED and slow.reason == "tpot-exceeds-slo", slow.detail
+
+
+def test_a_few_slow_seconds_in_a_batch_within_its_tpot_slo_over_a_decode_shed_nothing():
+    # 100 running on 4 replicas, 4 completing a second: a request decodes for 25 s. At 60 ms per
+    # token for 30 s, then 5 s at 150 ms (a clump's prefill chunks sharing the steps): the 5 s
+    # reading is 1.5 x the SLO, but over the last decode the batch made 68 ms per token, and the
+    # TPOT SLO bounds a request's mean over its decode. No RED. The same slowness held for a
+    # whole decode is a slow batch: RED.
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 256, "rate_window_s": 30.0})
+    scenario, made = Scenario(config), 0.0
+    for _ in range(30):
+        made += 100 / 0.06
+        scenario.tick(waiting=0, running=100, ready=4, completions_per_s=4, generation_tokens_total=made)
+    for _ in range(5):
+        made += 100 / 0.15
+        blip = scenario.tick(waiting=0, running=100, ready=4, completions_per_s=4, generation_tokens_total=made)
+    assert blip.state is not State.RED, blip.detail
+    for _ in range(25):
+        made += 100 / 0.15
+        slow = scenario.tick(waiting=0, running=100, ready=4, completions_per_s=4, generation_tokens_total=made)
+    assert slow.state is State.RED and slow.reason == "tpot-exceeds-slo", slow.detail
+    assert "150 ms per output token" in slow.detail
+
+
+def test_running_requests_beyond_the_slots_project_no_wait_while_nobody_waits():
+    # 300 running on 4 replicas of 60 slots, nobody waiting, arrivals level with completions:
+    # vLLM started the 60 beyond the slots, so no request arriving now waits for one. The
+    # projection counted them as a queue: 60 / 20 per s = 3 s of projected wait.
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 60})
+    scenario, made, arrived = Scenario(config), 0.0, 0.0
+    for _ in range(12):
+        made, arrived = made + 300 / 0.05, arrived + 20.0
+        decision = scenario.tick(waiting=0, running=300, ready=4, completions_per_s=20, arrivals_total=arrived,
+                                 generation_tokens_total=made)
+    assert decision.peak_wait_s == 0.0 and decision.wait_s == 0.0, decision.detail
+    # With 10 waiting, they are what stands beyond: 10 / 20 per s.
+    queued = Scenario(config)
+    for _ in range(12):
+        made, arrived = made + 300 / 0.05, arrived + 20.0
+        decision = queued.tick(waiting=10, running=300, ready=4, completions_per_s=20, arrivals_total=arrived,
+                               generation_tokens_total=made)
+    assert decision.peak_wait_s == pytest.approx(0.5), decision.detail
+
+
 def test_ready_replicas_are_held_three_scale_up_latencies_starting_ones_are_not():
     # Batches roomy enough that no burst headroom is kept: the sustained rate alone sets the need.
     config = PolicyConfig(**{**BASE.__dict__, "scale_up_latency_s": 10.0, "max_concurrency": 10_000.0})

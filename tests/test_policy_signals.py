@@ -22,13 +22,18 @@ def _completion(snaps):
 
 
 def _generation(snaps):
+    """Output tokens/s over the recent readings, and the requests running averaged over their seconds."""
     made = [(s.time, s.generation_tokens_total) for s in snaps if s.generation_tokens_total is not None]
     if len(made) < 2:
-        return None
+        return None, None
     recent = [m for m in made if made[-1][0] - m[0] <= RECENT_S + 1e-9]
     made = recent if len(recent) >= 2 else made[-2:]
     span = made[-1][0] - made[0][0]
-    return _increase(made) / span if span > 0 else None
+    if span <= 0:
+        return None, None
+    between = [s for s in snaps if made[0][0] <= s.time <= made[-1][0]]
+    area = sum((a.running + b.running) / 2 * (b.time - a.time) for a, b in zip(between, between[1:]))
+    return _increase(made) / span, area / span
 
 
 def _arrival(snaps):
@@ -69,8 +74,10 @@ def reference(snaps, span_s):
     if len(kept) < 2:
         return kept, None
     lam, exact = _arrival(kept)
+    generation_tps, generation_running = _generation(kept)
     return kept, Rates(completion_rps=_completion(kept), arrival_rps=lam, arrival_trend_rps2=_trend(kept),
-                       span_s=kept[-1].time - kept[0].time, arrivals_exact=exact, generation_tps=_generation(kept))
+                       span_s=kept[-1].time - kept[0].time, arrivals_exact=exact,
+                       generation_tps=generation_tps, generation_running=generation_running)
 
 
 def _same(a, b):

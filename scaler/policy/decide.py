@@ -184,9 +184,11 @@ def _peak_wait(est: Estimate, prediction: Prediction) -> float:
     """The worst slot wait a request arriving before capacity asked for now lands would see."""
     if est.stalled or not est.rates_settled:
         return prediction.queue_s
-    # Requests beyond what the ready batches hold; free slots (negative) fill first.
+    # Requests beyond what the ready batches hold; free slots (negative) fill first. Running
+    # requests beyond the batches' slots wait for nothing (vLLM starts requests up to its
+    # max-num-seqs): only the waiting ones can stand beyond, as in the predictor's slot wait.
     if est.slots is not None:
-        excess = est.waiting + est.running - est.ready * est.slots
+        excess = min(est.waiting, est.waiting + est.running - est.ready * est.slots)
     else:
         excess = est.waiting if est.waiting > 0 else -math.inf
     lam = est.arrival_rps
@@ -268,7 +270,7 @@ def _target_state(config: PolicyConfig, est: Estimate, prediction: Prediction, p
     slow = _tpot_ratio(config, est)
     if slow >= config.red_enter_ratio:
         return State.RED, "tpot-exceeds-slo", (
-            f"the batch makes {est.tpot_s * 1000:.0f} ms per output token >= {config.red_enter_ratio:g} x TPOT SLO "
+            f"the batch makes {est.decode_tpot_s * 1000:.0f} ms per output token >= {config.red_enter_ratio:g} x TPOT SLO "
             f"{config.tpot_slo_s * 1000:.0f} ms: requests admitted now would miss it ({est.ready} ready, "
             f"{est.running:.0f} running)")
     growing = est.arrival_rps > est.drain_rps
@@ -283,12 +285,16 @@ def _target_state(config: PolicyConfig, est: Estimate, prediction: Prediction, p
 
 def _tpot_ratio(config: PolicyConfig, est: Estimate) -> float:
     """The batch's time per output token over the TPOT SLO, as it bears on requests admitted now
-    (0 when either is unknown). With fewer requests in flight than ready replicas, a replica is
-    idle and a request admitted now decodes in a batch of one or two: a reading over the SLO
-    there is the output-token rate's 5 s lagging a batch that has just begun, not a slow batch."""
-    if config.tpot_slo_s is None or est.tpot_s is None or est.running + est.waiting < est.ready:
+    (0 when either is unknown): measured over the last decode (R / mu seconds), since the SLO
+    bounds a request's mean over its decode. Over 5 s, the seconds a clump's prefill chunks share
+    the steps read as a slow batch, and RED refused requests that no shedding served within the
+    SLO (ramp-and-spikes, diurnal-chat: 1.03-1.16 x the SLO over 5 s, 0.42-0.73 x over the
+    decode). With fewer requests in flight than ready replicas, a replica is idle and
+    a request admitted now decodes in a batch of one or two: a reading over the SLO there is the
+    output-token rate lagging a batch that has just begun, not a slow batch."""
+    if config.tpot_slo_s is None or est.decode_tpot_s is None or est.running + est.waiting < est.ready:
         return 0.0
-    return est.tpot_s / config.tpot_slo_s
+    return est.decode_tpot_s / config.tpot_slo_s
 
 
 def _admission_and_retry(config: PolicyConfig, est: Estimate, state: State, prediction: Prediction, peak: float):

@@ -56,6 +56,7 @@ class Rates:
     span_s: float  # how much history the rates rest on
     arrivals_exact: bool  # counted by the RLS rather than inferred from the queue
     generation_tps: float | None = None  # output tokens per second over the last RECENT_S (or the last two readings); None without the counter
+    generation_running: float | None = None  # requests running, averaged over the same seconds as generation_tps
 
 
 # The counters a window turns into rates, by Snapshot field.
@@ -166,13 +167,15 @@ class SignalWindow:
         if len(self._times) < 2:
             return None
         last = len(self._times) - 1
+        generation_tps, generation_running = self.generation_over(RECENT_S)
         return Rates(
             completion_rps=self._completion_rate(0, last),
             arrival_rps=(arrival := self._arrival_rate(0, last))[0],
             arrival_trend_rps2=self._trend(),
             span_s=self._times[-1] - self._times[0],
             arrivals_exact=arrival[1],
-            generation_tps=self._generation_rate(),
+            generation_tps=generation_tps,
+            generation_running=generation_running,
         )
 
     def _span(self, first: int, last: int) -> float:
@@ -185,20 +188,30 @@ class SignalWindow:
         span = self._span(first, last)
         return counter.increase(a, b) / span if b - a >= 2 and span > 0 else 0.0
 
-    def _generation_rate(self) -> float | None:
-        """Output tokens/s over the last RECENT_S, or over the last two readings when they are further
-        apart (Prometheus scraping every 15-30 s: one scrape interval is the freshest rate it has)."""
+    def generation_over(self, seconds: float) -> tuple[float | None, float | None]:
+        """Output tokens/s over the last `seconds`, or over the last two readings when they are further
+        apart (Prometheus scraping every 15-30 s: one scrape interval is the freshest rate it has),
+        and the requests running averaged over the same seconds (trapezoids between snapshots): the
+        batch that made those tokens. (None, None) without two readings."""
         counter = self._counters["generation_tokens_total"]
         times, b = counter.times, len(counter.times)
         if b < 2:
-            return None
+            return None, None
         a = b - 1
-        while a > 0 and times[-1] - times[a - 1] <= RECENT_S + 1e-9:
+        while a > 0 and times[-1] - times[a - 1] <= seconds + 1e-9:
             a -= 1
         if b - a < 2:
             a = b - 2
         span = times[b - 1] - times[a]
-        return counter.increase(a, b) / span if span > 0 else None
+        if span <= 0:
+            return None, None
+        first, last = counter.seqs[a] - self._first, counter.seqs[b - 1] - self._first
+        area = sum((self._running(i) + self._running(i + 1)) / 2 * (self._times[i + 1] - self._times[i])
+                   for i in range(first, last))
+        return counter.increase(a, b) / span, area / span
+
+    def _running(self, i: int) -> float:
+        return self._queued[i] - self._waiting[i]
 
     def _arrival_rate(self, first: int, last: int) -> tuple[float, bool]:
         """Exact from the RLS counter when present, else what finished plus what the queue grew by."""
