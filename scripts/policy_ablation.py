@@ -21,7 +21,11 @@ default configuration (one configuration for every workload, never tuned) and fo
 - tpot-on-offered-load: the TPOT need scaled by arrivals over completions (tried, not in).
 - no-tpot-red: TPOT never makes RED nor limits RED admission (its demand term kept);
 - hold-forecast: the release hold keeps the need with the trend's forecast (the previous release),
-  not what the traffic seen needed.
+  not what the traffic seen needed;
+- tpot-red-5s: RED reads the TPOT over the last 5 s, as the need does (the previous rule), not
+  over the last decode;
+- tpot-whole-batch: the TPOT counts the running requests now, not the batch that made the tokens
+  (the previous estimate), for RED and the need alike.
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
@@ -55,6 +59,7 @@ from scaler.admission import AdmissionConfig  # noqa: E402
 from scaler.autoscaling import ScalingPolicy, ScalingRules  # noqa: E402
 from scaler.policy import headroom  # noqa: E402
 from scaler.policy.predict import Prediction  # noqa: E402
+from scaler.policy.signals import RECENT_S  # noqa: E402
 from scaler.sim import calibrate, policies  # noqa: E402
 from scaler.sim.policies.slo_scaler import SloScaler  # noqa: E402
 from scaler.sim.setup import Setup  # noqa: E402
@@ -62,6 +67,7 @@ from scaler.sim.sweep import context, run_point  # noqa: E402
 from scaler.sim.workload import WORKLOADS, build, trace_file  # noqa: E402
 
 decide_module = importlib.import_module("scaler.policy.decide")  # the module, not the function
+estimate_module = importlib.import_module("scaler.policy.estimate")
 OLD_SCALE_DOWN = ScalingRules(300.0, (ScalingPolicy("Pods", 1, 60.0),), "Min")
 
 
@@ -219,8 +225,27 @@ class NoTpotRed(Variant):
     patch = (decide_module, "_tpot_ratio", lambda config, est: 0.0)
 
 
+class TpotRed5s(Variant):
+    name = "ours-tpot-red-5s"
+    # The TPOT RED reads is the need's, over the last RECENT_S.
+    patch = (estimate_module, "_decode_tpot", lambda config, window, snap, mu: estimate_module._tpot(
+        config, snap.running, snap.prompt_tokens_in_flight, *window.generation_over(RECENT_S)))
+
+
+def _whole_batch(original):
+    def tpot(config, running, prompt_tokens, generation, generation_running):
+        return original(config, running, prompt_tokens, generation, None)
+    return tpot
+
+
+class TpotWholeBatch(Variant):
+    name = "ours-tpot-whole-batch"
+    patch = (estimate_module, "_tpot", _whole_batch(estimate_module._tpot))
+
+
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
-            TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast)
+            TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
+            TpotRed5s, TpotWholeBatch)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
