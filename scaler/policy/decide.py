@@ -17,7 +17,7 @@ from scaler.policy import headroom
 from scaler.policy.config import PolicyConfig
 from scaler.policy.estimate import Estimate, Learned, estimate
 from scaler.policy.predict import Prediction, predict_ttft
-from scaler.policy.queue import peak_wait
+from scaler.policy.queue import beyond_slots, peak_wait
 from scaler.policy.signals import SignalWindow
 
 # A linear trend measured over seconds must not extrapolate into a wall over a minute.
@@ -184,11 +184,10 @@ def _peak_wait(est: Estimate, prediction: Prediction) -> float:
     """The worst slot wait a request arriving before capacity asked for now lands would see."""
     if est.stalled or not est.rates_settled:
         return prediction.queue_s
-    # Requests beyond what the ready batches hold; free slots (negative) fill first. Running
-    # requests beyond the batches' slots wait for nothing (vLLM starts requests up to its
-    # max-num-seqs): only the waiting ones can stand beyond, as in the predictor's slot wait.
+    # Requests beyond what the ready batches hold, as in the predictor's slot wait; free slots
+    # (negative) fill first.
     if est.slots is not None:
-        excess = min(est.waiting, est.waiting + est.running - est.ready * est.slots)
+        excess = beyond_slots(est.waiting, est.running, est.ready, est.slots)
     else:
         excess = est.waiting if est.waiting > 0 else -math.inf
     lam = est.arrival_rps

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scaler.policy.queue import drain_time
+from scaler.policy.queue import beyond_slots, drain_time
 
 
 @dataclass(frozen=True)
@@ -42,10 +42,7 @@ def predict_ttft(*, waiting: float, running: float, ready: int, slots: float | N
         # What waits, waits for the first replica to land (an idle model at zero is not judged).
         queue = drain_time(waiting, 0.0, step_rps, landings, slots or 0.0)
         return Prediction(queue + expected_prefill_s, queue, expected_prefill_s)
-    # Requests beyond the slots wait for one, but what waits is at most what vLLM reports waiting:
-    # the engine starts requests up to its own batch limit (--max-num-seqs), which may be above S
-    # (judged on TPOT too), and a running request beyond S slows tokens (the TPOT terms), not starts.
-    beyond = min(waiting, waiting + running - ready * slots) if slots is not None else waiting
+    beyond = beyond_slots(waiting, running, ready, slots) if slots is not None else waiting
     queue = drain_time(max(0.0, beyond), drain_rps, step_rps, landings, slots or 0.0)
     if not prefill_tps:
         return Prediction(queue + expected_prefill_s, queue, expected_prefill_s)

@@ -10,6 +10,14 @@ from bisect import bisect_right
 from functools import lru_cache
 
 
+def beyond_slots(waiting: float, running: float, ready: int, slots: float) -> float:
+    """Requests beyond what `ready` batches of `slots` hold (negative: free slots), but never more
+    than what waits: the engine starts requests up to its own batch limit (vLLM's --max-num-seqs),
+    which may be above S (judged on TPOT too), so a running request beyond S slows tokens (the TPOT
+    terms) but keeps no one from starting."""
+    return min(waiting, waiting + running - ready * slots)
+
+
 def drain_time(backlog: float, rate: float, step: float, arrivals: list[float], absorb: float = 0.0) -> float:
     """Seconds until `backlog` requests have started, draining at `rate` req/s. At each time in
     `arrivals` (sorted seconds from now: replicas becoming ready) the new replica takes `absorb`
