@@ -25,7 +25,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - tpot-red-5s: RED reads the TPOT over the last 5 s, as the need does (the previous rule), not
   over the last decode;
 - tpot-whole-batch: the TPOT counts the running requests now, not the batch that made the tokens
-  (the previous estimate), for RED and the need alike.
+  (the previous estimate), for RED and the need alike;
+- peak-counts-running: the projected peak wait starts from every request beyond the slots, the
+  running ones too (the previous projection; the predictor's slot wait kept).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
@@ -243,9 +245,15 @@ class TpotWholeBatch(Variant):
     patch = (estimate_module, "_tpot", _whole_batch(estimate_module._tpot))
 
 
+class PeakCountsRunning(Variant):
+    name = "ours-peak-counts-running"
+    # decide's own reference: the predictor keeps counting only what waits.
+    patch = (decide_module, "beyond_slots", lambda waiting, running, ready, slots: waiting + running - ready * slots)
+
+
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
-            TpotRed5s, TpotWholeBatch)
+            TpotRed5s, TpotWholeBatch, PeakCountsRunning)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
