@@ -35,7 +35,7 @@ Prints, per workload, each variant's SLO attainment (TTFT and TPOT), TTFT-only a
 GPU-seconds and TTFT p99 on the evaluation window: mean and min-max over the seeds; the TTFT p99
 of served requests (from their first attempt: a request refused and served on retry carries the
 wait) and of admitted attempts (from the attempt admitted to its first token: what shedding
-controls).
+controls); and, when no-shedding ran too, the seeds on which it beats the variant.
 
     python scripts/policy_ablation.py [--workload standard-burst ...] [--trace FILE ...] [--seeds 5]
         [--knob 0.8] [--jobs 2] [--only slo-scaler,slo-scaler-no-shedding]
@@ -304,7 +304,7 @@ def main() -> None:
             print(f"\r{done}/{len(tasks)} runs", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     print(f"{'workload':15s} {'variant':24s} {'SLO eval (min-max)':>22s} {'TTFT-only':>9s} {'GPU-s eval (min-max)':>24s} "
-          f"{'TTFT p99 (s): served':>22s} {'admitted':>8s}")
+          f"{'TTFT p99 (s): served':>22s} {'admitted':>8s}  seeds no-shedding beats")
     for name in names:
         ours, unshed = results.get((name, "slo-scaler")), results.get((name, "slo-scaler-no-shedding"))
         if ours and unshed:  # pool.map keeps the order: the same seeds, one by one
@@ -314,6 +314,9 @@ def main() -> None:
                   + (", ".join(f"{s} ({b:.2%} without vs {a:.2%} with)" for s, a, b in worse) or "none"))
         for policy in variants:
             scores = results[(name, policy)]
+            # Seeds on which no shedding beats this variant (the must-show holds ours to none).
+            beaten = "-" if unshed is None or policy == "slo-scaler-no-shedding" else ",".join(
+                str(s) for s, a, b in zip(seeds, scores, unshed) if b.slo_attainment > a.slo_attainment) or "none"
             slo = [s.slo_attainment for s in scores]
             ttft = [s.ttft_attainment for s in scores]
             gpu = [s.gpu_seconds for s in scores]
@@ -323,7 +326,7 @@ def main() -> None:
             served += f" {statistics.fmean(admitted):8.2f}" if admitted else " -"
             print(f"{name:15s} {policy:24s} {statistics.fmean(slo):7.1%} ({min(slo):.1%}-{max(slo):.1%}) "
                   f"{statistics.fmean(ttft):9.1%} {statistics.fmean(gpu):9,.0f} ({min(gpu):,.0f}-{max(gpu):,.0f}) "
-                  f"{served:>31s}", flush=True)
+                  f"{served:>31s}  {beaten}", flush=True)
 
 
 if __name__ == "__main__":
