@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scaler.render import cli as render_cli
-from scaler.render.derive import derive, trigger_metadata
+from scaler.render.derive import burst_replicas, derive, trigger_metadata
 from scaler.render.filters import UnsafeValue, num, promql, q
 from scaler.render.render import RenderError, render_model, render_specs, write_outputs
 from scaler.server import metadata as server_metadata
@@ -184,16 +186,47 @@ def _spec(**changes) -> "object":
 
 def test_min_replicas_covers_the_burst_during_scale_up():
     d = derive(_spec(calibration__warmScaleUpLatencySeconds=75))
-    # warm latency 75 s (measured); reach = min(4 + 0.05 x 75, 30) = 7.75 req/s; carry = 3 x 25/32 = 2.34 req/s.
+    # warm latency 75 s (measured); a request stays 32 / 3 = 10.67 s in a full batch, so the replicas
+    # up at 75 s hold what arrived over [64.33, 75]: 4 + 0.05 x 69.67 = 7.48 req/s on average;
+    # carry = 3 x 25/32 = 2.34 req/s.
     assert d.scale_up_latency == 75 and d.target_concurrency == 25
     assert d.min_replicas == 4
     steeper = derive(_spec(calibration__warmScaleUpLatencySeconds=75, traffic__burstGrowthPerSecond=0.2))
-    assert steeper.min_replicas == 9  # min(4 + 15, 30) = 19 req/s / 2.34
+    assert steeper.min_replicas == 8  # 4 + 0.2 x 69.67 = 17.93 req/s / 2.34 = 7.65
 
 
 def test_without_warm_pool_the_cold_latency_sizes_the_headroom():
     d = derive(_spec(replicas__warmPool=0))
-    assert d.scale_up_latency == 300 and d.min_replicas == 9  # min(4 + 0.05 x 300, 30) = 19 req/s / 2.34
+    assert d.scale_up_latency == 300 and d.min_replicas == 8  # 4 + 0.05 x 294.67 = 18.73 req/s / 2.34 = 7.99
+
+
+def test_requests_that_outlast_the_rise_hold_only_what_arrived_while_they_run():
+    # Long generations: 256 requests in a full batch at 1.7 req/s, so each stays 150.6 s, longer
+    # than the 60 s until new capacity is ready. At 60 s the replicas up hold the base's requests
+    # plus the rise's (0.8 req/s per s for 30 s, then 24 above the base): 6 x 150.6 + 360 + 720
+    # requests, 13.17 req/s over 150.6 s, at 1.7 x 204/256 = 1.355 req/s each: 10 replicas, where
+    # carrying the peak the rise reaches (30 req/s) would need 23.
+    long = derive(_spec(calibration__warmScaleUpLatencySeconds=60, calibration__safeConcurrency=256,
+                        calibration__perReplicaCapacity=1.7, traffic__baseRequestsPerSecond=6,
+                        traffic__peakRequestsPerSecond=30, traffic__burstGrowthPerSecond=0.8, replicas__max=40))
+    assert long.min_replicas == 10
+    assert "a request stays 150.588 s" in long.explain()
+
+
+@settings(max_examples=200, deadline=None)
+@given(base=st.floats(0, 50), rise=st.floats(0, 100), growth=st.floats(0, 5), latency=st.floats(1, 600),
+       request_s=st.floats(0.01, 400))
+def test_burst_rate_is_the_mean_arrival_rate_over_the_last_request_duration(base, rise, growth, latency, request_s):
+    peak = base + rise
+    _, reach = burst_replicas(base, peak, growth, latency, 1.0, request_s)
+    # Reference: the rate min(base + growth x t, peak) (the base before the burst) averaged over
+    # [latency - request_s, latency] by a fine midpoint sum.
+    n = 4000
+    step = request_s / n
+    ts = (latency - request_s + (i + 0.5) * step for i in range(n))
+    mean = sum(base if t < 0 else min(base + growth * t, peak) for t in ts) / n
+    assert reach == pytest.approx(mean, rel=1e-3, abs=1e-6)
+    assert base - 1e-9 <= reach <= min(base + growth * latency, peak) + 1e-9
 
 
 @pytest.mark.parametrize("safe, asked, target, utilization", [(32, 0.8, 25, 0.7812), (10, 1.0, 9, 0.9), (2, 0.9, 1, 0.5), (100, 0.5, 50, 0.5)])

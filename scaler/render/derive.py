@@ -77,7 +77,7 @@ def derive(spec: ModelSpec, source: str = "<spec>") -> Derived:
     capacity = None if cal.per_replica_capacity == AUTO else float(cal.per_replica_capacity)
     carry = None if capacity is None else capacity * utilization
 
-    needed = _burst_replicas(spec, latency, carry, steps)
+    needed = _burst_replicas(spec, latency, capacity, carry, steps)
     min_replicas, idle = _min_replicas(spec, source, latency, needed, steps, warnings)
 
     if carry is None:
@@ -183,14 +183,41 @@ def target_concurrency(safe_concurrency: int, asked_utilization: float) -> tuple
 
 
 def burst_replicas(base_rps: float, peak_rps: float, growth_rps_per_s: float, latency_s: float,
-                   carry_rps: float) -> tuple[int, float]:
-    """Replicas that must already be up for a burst (and the rate they must carry): the rate a
-    burst reaches during one scale-up latency, capped at the peak, at `carry_rps` per replica."""
-    reach = min(base_rps + growth_rps_per_s * latency_s, peak_rps)
+                   carry_rps: float, request_s: float) -> tuple[int, float]:
+    """Replicas that must already be up for a burst, and the rate they must carry.
+
+    Capacity asked for at a burst's start lands one scale-up latency L later; until then the
+    replicas up hold every request still in flight. A request stays about `request_s` (its time
+    in a full batch), so at L they hold what arrived over the last `request_s` seconds: the rate
+    they carry is the burst's mean over that span, min(base + growth x t, peak). For short
+    requests that is the rate reached at L; requests that outlast the rise (long generations)
+    carry part of it, so the rise's late arrivals land on capacity already asked for."""
+    if request_s <= 0:
+        reach = min(base_rps + growth_rps_per_s * latency_s, peak_rps)
+    else:
+        excess = _rise_integral(max(0.0, latency_s - request_s), latency_s, growth_rps_per_s, peak_rps - base_rps)
+        reach = base_rps + excess / request_s
     return (math.ceil(reach / carry_rps) if carry_rps > 0 else 0), reach
 
 
-def _burst_replicas(spec: ModelSpec, latency: float | None, carry: float | None, steps: list[Step]) -> int | None:
+def request_seconds(safe_concurrency: int, capacity_rps: float) -> float:
+    """A request's time in a full batch, by Little's law: the safe concurrency over the throughput."""
+    return safe_concurrency / capacity_rps if capacity_rps > 0 else 0.0
+
+
+def _rise_integral(start_s: float, end_s: float, growth: float, limit: float) -> float:
+    """Integral over [start_s, end_s] (both >= 0) of min(growth x t, limit): a burst's excess arrivals."""
+    if growth <= 0 or limit <= 0:
+        return 0.0
+    if growth * end_s <= limit:  # still rising at the end
+        return 0.5 * growth * (end_s * end_s - start_s * start_s)
+    top = limit / growth  # when the rise reaches the peak: finite, as growth x end_s > limit > 0
+    lo = min(start_s, top)
+    return 0.5 * growth * (top * top - lo * lo) + limit * (end_s - max(start_s, top))
+
+
+def _burst_replicas(spec: ModelSpec, latency: float | None, capacity: float | None, carry: float | None,
+                    steps: list[Step]) -> int | None:
     t = spec.traffic
     if spec.request_class not in LATENCY_SENSITIVE:
         steps.append(Step("burstReplicas", "-", f"request class {spec.request_class} tolerates waiting for a scale-up, so bursts need no standing headroom"))
@@ -199,13 +226,16 @@ def _burst_replicas(spec: ModelSpec, latency: float | None, carry: float | None,
         missing = "scaleUpLatencySeconds" if latency is None else "perReplicaCapacity"
         steps.append(Step("burstReplicas", "-", f"calibration.{missing} is 'auto': burst headroom cannot be sized, replicas.min is used as is"))
         return None
+    request_s = request_seconds(spec.calibration.safe_concurrency, capacity)
     needed, reach = burst_replicas(t.base_requests_per_second, t.peak_requests_per_second,
-                                   t.burst_growth_per_second, latency, carry)
+                                   t.burst_growth_per_second, latency, carry, request_s)
     steps.append(Step(
         "burstReplicas", needed,
-        f"a burst grows {_fmt(t.burst_growth_per_second)} req/s per s for the {_fmt(latency)} s a new replica takes: "
-        f"min({_fmt(t.base_requests_per_second)} + {_fmt(t.burst_growth_per_second)} x {_fmt(latency)}, peak {_fmt(t.peak_requests_per_second)}) "
-        f"= {_fmt(round(reach, 3))} req/s must be carried by replicas already up, at {_fmt(round(carry, 4))} req/s each",
+        f"a burst grows {_fmt(t.burst_growth_per_second)} req/s per s for the {_fmt(latency)} s a new replica takes, "
+        f"up to peak {_fmt(t.peak_requests_per_second)} from base {_fmt(t.base_requests_per_second)}; a request stays "
+        f"{_fmt(round(request_s, 3))} s (safe concurrency {spec.calibration.safe_concurrency} / {_fmt(capacity)} req/s), so replicas "
+        f"already up hold what arrived in the last {_fmt(round(request_s, 3))} s before the new one is ready: "
+        f"{_fmt(round(reach, 3))} req/s on average, at {_fmt(round(carry, 4))} req/s each",
     ))
     return needed
 

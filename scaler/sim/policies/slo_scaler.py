@@ -35,7 +35,7 @@ from scaler.autoscaling import HpaSpec, KedaSpec, Reading, ScalingPolicy, Scalin
 from scaler.policy import ModelState, PolicyConfig, SignalWindow, Snapshot, decide
 from scaler.policy import behavior
 from scaler.policy.decide import Decision
-from scaler.render.derive import burst_replicas, target_concurrency
+from scaler.render.derive import burst_replicas, request_seconds, target_concurrency
 from scaler.sim.observe import FleetView
 from scaler.sim.policies.base import Policy, PolicyContext, Refusal
 from scaler.sim.workload import traffic_profile
@@ -74,7 +74,8 @@ def replica_floor(ctx: PolicyContext, config: PolicyConfig) -> int:
     traffic profile an operator would write for this workload (measured on the tuning window)."""
     base, peak, growth = traffic_profile(ctx.arrivals, ctx.tune_end_s)
     carry = config.per_replica_capacity_rps * config.target_utilization
-    needed, _ = burst_replicas(base, peak, growth, config.scale_up_latency_s, carry)
+    request_s = request_seconds(ctx.calibration.safe_concurrency, config.per_replica_capacity_rps)
+    needed, _ = burst_replicas(base, peak, growth, config.scale_up_latency_s, carry, request_s)
     return min(max(1, needed), ctx.sizing.peak)
 
 
