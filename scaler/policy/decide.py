@@ -13,7 +13,7 @@ from array import array
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
-from scaler.policy import headroom
+from scaler.policy import excursions as excursion, headroom
 from scaler.policy.config import PolicyConfig
 from scaler.policy.estimate import Estimate, Learned, estimate
 from scaler.policy.predict import Prediction, predict_ttft
@@ -61,6 +61,7 @@ class ModelState:
     # (times, replicas needed) over the release hold, needs decreasing: two arrays of numbers, 16 bytes
     # an entry (a steadily decaying need keeps every round's: 180 at L = 60 s); replaced, never changed.
     needs: tuple[array, array] = (array("d"), array("d"))
+    excursions: excursion.Excursions = excursion.Excursions()
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ class Decision:
     retry_after_s: float
     ttft_s: float = 0.0  # predicted TTFT of a request arriving now (slot wait + prefill through the batch)
     need: float = 0.0  # replicas the SLO needs now: sustained rate or the largest recent burst, whichever is more
+    deferred: float = 0.0  # replicas the demand holds back: recent excursions like this one ended before they could land
     burst_window_s: float = 0.0  # the window the burst that sets the headroom was seen over (0: none)
     slots: float | None = None  # S: requests one replica's batch holds within the SLO (None: not known)
     drain_rps: float = 0.0  # r0: how fast the queue drains (admission projects it between decisions)
@@ -120,6 +122,14 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     bursts = headroom.observe(state.bursts, now, snap.arrivals_total, est.arrival_rps, est.scale_up_s)
     need, seen, burst_window = _need(config, est, bursts)
     demand, needs = _release(est, need, seen, state.needs)
+    excursions = excursion.observe(state.excursions, now, need=need, ready=est.ready)
+    held = est.ready + len(est.pending)  # what KEDA already has: more would start new replicas
+    deferred = 0.0
+    if demand > held:
+        wait = excursion.lands_too_late(excursions, now, est.scale_up_s)
+        if wait is not None:
+            deferred, demand = demand - held, float(held)
+            notes.append(wait)
     if not demand <= MAX_DEMAND_REPLICAS:  # also NaN: hostile inputs must not plan millions of pods
         notes.append(f"demand {demand:.3g} capped at {MAX_DEMAND_REPLICAS} replicas")
         demand = float(MAX_DEMAND_REPLICAS)
@@ -147,7 +157,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         waiting=est.waiting, running=est.running, ready_replicas=est.ready, starting_replicas=len(pending),
         completion_rps=est.completion_rps, arrival_rps=est.arrival_rps, capacity_rps=est.capacity_rps,
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
-        ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need,
+        ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need, deferred=deferred,
         burst_window_s=burst_window, demand=demand, pressure=pressure, admission_rps=admission,
         slots=est.slots, drain_rps=est.drain_rps,
         retry_after_s=retry, state_changed=changed, previous_state=state.state if changed else None,
@@ -162,6 +172,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         last_ready=est.ready,
         bursts=bursts,
         needs=needs,
+        excursions=excursions,
     )
     return decision, next_state
 

@@ -32,6 +32,8 @@ DECISION_GAUGES = (
     ("demand_replicas", "Demand in replica-equivalents, the value sent to KEDA (desired = ceil).",
      lambda d: d.demand),
     ("pressure", "Demand per ready replica.", lambda d: d.pressure),
+    ("deferred_replicas", "Replicas the demand holds back: recent excursions like this one ended before a scale-up could land.",
+     lambda d: d.deferred),
     ("admission_rate", "RED only: requests per second current capacity drains within budget.",
      lambda d: d.admission_rps),
     ("retry_after_seconds", "Retry-After the shedder would send now.", lambda d: d.retry_after_s),
