@@ -27,7 +27,10 @@ default configuration (one configuration for every workload, never tuned) and fo
 - tpot-whole-batch: the TPOT counts the running requests now, not the batch that made the tokens
   (the previous estimate), for RED and the need alike;
 - peak-counts-running: the projected peak wait starts from every request beyond the slots, the
-  running ones too (the previous projection; the predictor's slot wait kept).
+  running ones too (the previous projection; the predictor's slot wait kept);
+- every-scale-up: every scale-up starts at once, even when recent excursions like the current one
+  ended before a replica could land (the previous demand);
+- wait-on-one: a scale-up waits on a single similar excursion (EVIDENCE 1 instead of 2).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
@@ -59,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scaler.admission import AdmissionConfig  # noqa: E402
 from scaler.autoscaling import ScalingPolicy, ScalingRules  # noqa: E402
-from scaler.policy import headroom  # noqa: E402
+from scaler.policy import excursions, headroom  # noqa: E402
 from scaler.policy.predict import Prediction  # noqa: E402
 from scaler.policy.signals import RECENT_S  # noqa: E402
 from scaler.sim import calibrate, policies  # noqa: E402
@@ -251,9 +254,19 @@ class PeakCountsRunning(Variant):
     patch = (decide_module, "beyond_slots", lambda waiting, running, ready, slots: waiting + running - ready * slots)
 
 
+class EveryScaleUp(Variant):
+    name = "ours-every-scale-up"
+    patch = (excursions, "lands_too_late", lambda history, now, scale_up_s: None)
+
+
+class WaitOnOne(Variant):
+    name = "ours-wait-on-one"
+    patch = (excursions, "EVIDENCE", 1.0)
+
+
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
-            TpotRed5s, TpotWholeBatch, PeakCountsRunning)
+            TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
