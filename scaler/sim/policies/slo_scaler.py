@@ -10,7 +10,8 @@ Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobje
   prefill velocity (as llm-d's), targetUtilization (the knob, default 0.8) as
   render deploys it, every other key at its default;
 - floor: minReplicas as `render` derives it from the spec's traffic profile (base, peak and burst
-  growth of the workload's 1-minute rate over the tuning window) and scale-up latency;
+  growth of the workload's 1-minute rate over the tuning window), scale-up latency and request
+  duration (safe concurrency / capacity);
 - actuation: KEDA external trigger, metricType AverageValue, target 1, value = demand, read
   fresh at each HPA sync (15 s); pollingInterval 5 (interactive); HPA behavior from
   scaler.policy.behavior: scale up max(100%, 4 pods) per 15 s with no window, scale down 100% per
