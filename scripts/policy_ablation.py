@@ -30,7 +30,9 @@ default configuration (one configuration for every workload, never tuned) and fo
   running ones too (the previous projection; the predictor's slot wait kept);
 - every-scale-up: every scale-up starts at once, even when recent excursions like the current one
   ended before a replica could land (the previous demand);
-- wait-on-one: a scale-up waits on a single similar excursion (EVIDENCE 1 instead of 2).
+- wait-on-one: a scale-up waits on a single similar excursion (EVIDENCE 1 instead of 2);
+- hold-3-latencies: ready replicas are held while anything in three scale-up latencies needed
+  them (the previous release hold) instead of one.
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
@@ -264,9 +266,14 @@ class WaitOnOne(Variant):
     patch = (excursions, "EVIDENCE", 1.0)
 
 
+class Hold3Latencies(Variant):
+    name = "ours-hold-3-latencies"
+    patch = (decide_module, "RELEASE_HOLD_LATENCIES", 3.0)
+
+
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
-            TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne)
+            TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

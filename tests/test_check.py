@@ -78,7 +78,7 @@ def test_example_spec_findings():
     assert batch["spec.queue-bound"].status is Status.PASS
     assert batch["spec.calibration"].status is Status.WARN  # perReplicaCapacity: auto
     # The scaler holds replicas 3 planned scale-ups (3 x 420 s for batch), so both pass on the spec alone.
-    assert batch["spec.scale-down"].status is Status.PASS and "held 1260 s" in batch["spec.scale-down"].reason
+    assert batch["spec.scale-down"].status is Status.PASS and "held 435 s" in batch["spec.scale-down"].reason
     assert chat["spec.scale-down"].status is Status.PASS
 
 
@@ -102,11 +102,12 @@ def _scale_up_taking(seconds: int) -> PromEvidence:
 
 
 def test_scale_down_shorter_than_the_scale_up_latency_fails():
-    # A scale-up that takes longer than the hold the scaler plans from the declared latency (3 x 75 s).
+    # A scale-up that takes longer than the hold the scaler plans from the declared latency (75 s,
+    # then the HPA's 15 s window).
     planned = derive(spec("chat")).scale_up_latency
     item = run_items(spec("chat"), prom=_scale_up_taking(int(4 * planned)))["spec.scale-down"]
     assert item.status is Status.FAIL
-    assert f"released {3 * planned:g} s after they were last needed, sooner than the scale-up latency {4 * planned:g} s" in item.reason
+    assert f"released {planned + 15:g} s after they were last needed, sooner than the scale-up latency {4 * planned:g} s" in item.reason
     assert f"({4 * planned:g} s) in calibration.scaleUpLatencySeconds" in item.remedy
     # The same on a batch model is a warning: no TTFT SLO is at stake.
     assert run_items(spec("batch-summarize"), prom=_scale_up_taking(4 * 420))["spec.scale-down"].status is Status.WARN

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from scaler.policy import ModelState, PolicyConfig
-from scaler.policy.decide import State
+from scaler.policy.decide import RELEASE_HOLD_LATENCIES, State
 
 from policy_helpers import Scenario
 
@@ -334,15 +334,23 @@ def test_running_requests_beyond_the_slots_project_no_wait_while_nobody_waits():
     assert decision.peak_wait_s == pytest.approx(0.5), decision.detail
 
 
-def test_ready_replicas_are_held_three_scale_up_latencies_starting_ones_are_not():
+def test_ready_replicas_are_held_one_scale_up_latency_starting_ones_are_not():
     # Batches roomy enough that no burst headroom is kept: the sustained rate alone sets the need.
-    config = PolicyConfig(**{**BASE.__dict__, "scale_up_latency_s": 10.0, "max_concurrency": 10_000.0})
+    # A 30 s scale-up, longer than the 10 s rate window, so the hold outlasts the rate's lag.
+    config = PolicyConfig(**{**BASE.__dict__, "scale_up_latency_s": 30.0, "max_concurrency": 10_000.0})
+    assert RELEASE_HOLD_LATENCIES == 1.0
     busy = Scenario(config)
     busy.hold(12, waiting=0, running=40, ready=4, completions_per_s=16)  # needs 16 / 4 = 4 replicas
     quiet = busy.hold(12, waiting=0, running=4, ready=4, completions_per_s=0.5)
     assert quiet.need < 1.0 and quiet.demand == 4.0  # the 4 ready are held
-    later = busy.hold(25, waiting=0, running=4, ready=4, completions_per_s=0.5)
-    assert later.demand < 1.0  # 3 x 10 s after the last need: released
+    busy.hold(60, waiting=0, running=4, ready=4, completions_per_s=0.5)
+    # Held while anything in the last scale-up latency needed more than 3; released once the need
+    # of the latency before (the rate window's 10 s lag included) is under 1.
+    last_needed = max(d.time for d in busy.decisions if d.need > 3.0)
+    after = [d for d in busy.decisions if d.time > last_needed]
+    assert all(d.demand > 3.0 for d in after if d.time - last_needed < 30.0)
+    released = min(d.time for d in after if d.demand < 1.0)
+    assert 30.0 <= released - last_needed <= 30.0 + 10.0 + 1.0
     # The same drop with 2 of them still starting: the starting ones are not held.
     starting = Scenario(config)
     starting.hold(12, waiting=0, running=40, ready=2, completions_per_s=16, starting_ages=(1.0, 1.0))

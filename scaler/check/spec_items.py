@@ -233,9 +233,9 @@ def classes(*, facts: SpecFacts, others: tuple[ModelSpec, ...]) -> ItemResult:
 def scale_down(*, facts: SpecFacts, measured_latency_s: float | None, measured_from: str | None) -> ItemResult:
     """A replica released sooner than a scale-up takes is not back when traffic returns within a
     scale-up: the checklist's repeated cold starts. The scaler holds ready replicas for
-    RELEASE_HOLD_LATENCIES x the scale-up latency it is told (scaler.policy.decide) and the HPA
-    adds the stabilisation window render gives it (scaler.policy.behavior): that hold is what a
-    real scale-up must fit in."""
+    RELEASE_HOLD_LATENCIES x the scale-up latency it is told (scaler.policy.decide), then the HPA
+    waits out the stabilisation window render gives it (scaler.policy.behavior) before it acts on
+    the lower demand: that hold is what a real scale-up must fit in."""
     spec = facts.spec
     window = behavior.SCALE_DOWN.stabilization_window_s
     planned = facts.sizing.scale_up_latency if facts.sizing else None
@@ -247,9 +247,9 @@ def scale_down(*, facts: SpecFacts, measured_latency_s: float | None, measured_f
         return result("spec.scale-down", model_id(spec), Status.UNKNOWN,
                       "scale-up latency is 'auto': the scaler's release hold follows what it learns", evidence,
                       "declare calibration.scaleUpLatencySeconds (or calibration.coldStart) so the hold is known before traffic")
-    hold = max(window, RELEASE_HOLD_LATENCIES * planned)
+    hold = RELEASE_HOLD_LATENCIES * planned + window
     evidence.append(Evidence(f"release hold: {RELEASE_HOLD_LATENCIES:g} x the planned scale-up latency "
-                             "(scaler.policy.decide), at least the HPA window", hold))
+                             "(scaler.policy.decide), then the HPA window", hold))
     latency = max(v for v in (planned, measured_latency_s) if v is not None)
     if hold < latency:
         return result("spec.scale-down", model_id(spec), Status.FAIL if spec.request_class in LATENCY_SENSITIVE else Status.WARN,

@@ -15,7 +15,7 @@ Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobje
 - actuation: KEDA external trigger, metricType AverageValue, target 1, value = demand, read
   fresh at each HPA sync (15 s); pollingInterval 5 (interactive); HPA behavior from
   scaler.policy.behavior: scale up max(100%, 4 pods) per 15 s with no window, scale down 100% per
-  15 s after a 15 s window (the policy itself holds ready replicas for 3 scale-up latencies and
+  15 s after a 15 s window (the policy itself holds ready replicas for one scale-up latency and
   lets starting ones be cancelled);
 - shedding: scaler.admission.admit on every attempt (GREEN and YELLOW admit, RED admits the
   drainable rate by class priority and tenant share, Retry-After), tenants of the workload
