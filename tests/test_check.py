@@ -17,6 +17,7 @@ from scaler.check.checklist import evaluate, spec_facts
 from scaler.check.kubernetes import ClusterEvidence
 from scaler.check.prometheus import PromEvidence, ready_latencies
 from scaler.check.result import Status
+from scaler.policy import behavior
 from scaler.cli import main
 from scaler.loadgen.client import OK, REFUSED, Result
 from scaler.loadgen.results import summarize, timeline, write_json
@@ -108,7 +109,8 @@ def test_scale_down_shorter_than_the_scale_up_latency_fails():
     planned = derive(spec("chat")).scale_up_latency
     item = run_items(spec("chat"), prom=_scale_up_taking(int(4 * planned)))["spec.scale-down"]
     assert item.status is Status.FAIL
-    assert f"released {planned + 15:g} s after they were last needed, sooner than the scale-up latency {4 * planned:g} s" in item.reason
+    window = behavior.SCALE_DOWN.stabilization_window_s
+    assert f"released {planned + window:g} s after they were last needed, sooner than the scale-up latency {4 * planned:g} s" in item.reason
     assert f"({4 * planned:g} s) in calibration.scaleUpLatencySeconds" in item.remedy
     # The same on a batch model is a warning: no TTFT SLO is at stake.
     assert run_items(spec("batch-summarize"), prom=_scale_up_taking(4 * 420))["spec.scale-down"].status is Status.WARN

@@ -26,9 +26,9 @@ RETRY_AFTER_BOUNDS_S = (1.0, 60.0)
 # Ready replicas are held while anything in this many scale-up latencies needed them: a replica
 # released now is back no sooner than one latency, so the need of the last latency is the forecast
 # a release must survive (bursts beyond it are the burst headroom's, remembered for 20 minutes).
-# Three latencies (the hold until 2026-12) cost 2-9% more GPU-seconds on every tuned point for no
-# attainment (azure-code at 0.5: 99.2% with 3, 99.6% with 1; scripts/policy_ablation.py prints
-# the previous hold as ours-hold-3-latencies).
+# Three latencies (the hold until 2026-12) cost 2-9% more GPU-seconds on nine of the bench's eleven
+# tuned points for the same attainment (azure-code at 0.5: 99.2% with 3, 99.6% with 1, for 0.6%
+# fewer; scripts/policy_ablation.py prints the previous hold as ours-hold-3-latencies).
 RELEASE_HOLD_LATENCIES = 1.0
 # No model needs more replicas than this; the bound keeps a poisoned input (a page with a billion
 # waiting) from making one round plan, and book, a billion pending pods.
