@@ -32,7 +32,9 @@ default configuration (one configuration for every workload, never tuned) and fo
   ended before a replica could land (the previous demand);
 - wait-on-one: a scale-up waits on a single similar excursion (EVIDENCE 1 instead of 2);
 - hold-3-latencies: ready replicas are held while anything in three scale-up latencies needed
-  them (the previous release hold) instead of one.
+  them (the previous release hold) instead of one;
+- no-batch-need: demand without the batch term (replicas whose batches hold the requests in
+  flight at TPOT_TARGET_SHARE of the safe concurrency; the previous demand).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
@@ -271,9 +273,15 @@ class Hold3Latencies(Variant):
     patch = (decide_module, "RELEASE_HOLD_LATENCIES", 3.0)
 
 
+class NoBatchNeed(Variant):
+    name = "ours-no-batch-need"
+    patch = (decide_module, "_batch_replicas", lambda est: 0.0)
+
+
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
-            TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies)
+            TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
+            NoBatchNeed)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

@@ -34,7 +34,8 @@ RELEASE_HOLD_LATENCIES = 1.0
 # waiting) from making one round plan, and book, a billion pending pods.
 MAX_DEMAND_REPLICAS = 1000
 # Replicas are added until the measured time per output token sits at this share of the TPOT SLO
-# (a request's mean TPOT varies around the fleet's: busier replicas, prefill-heavy seconds).
+# (a request's mean TPOT varies around the fleet's: busier replicas, prefill-heavy seconds), and
+# until the batches hold this share of the safe concurrency S, where TPOT p95 reaches its SLO.
 TPOT_TARGET_SHARE = 0.7
 
 
@@ -212,8 +213,8 @@ def _peak_wait(est: Estimate, prediction: Prediction) -> float:
 def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory) -> tuple[float, float, float]:
     """Replica-equivalents the SLO needs once capacity asked for now is ready: the sustained rate
     at the target utilisation (with the trend over the horizon and the queue spread over it), the
-    replicas that keep the time per output token within its SLO, or the largest recent burst the
-    ready batches must absorb, whichever is more. Returns (need, seen, burst window): `seen` is
+    replicas that keep the time per output token within its SLO (measured, or read from how full
+    the batches are), or the largest recent burst the ready batches must absorb, whichever is more. Returns (need, seen, burst window): `seen` is
     the same need without the trend's forecast, what the traffic already seen needs."""
     lam, capacity, budget = est.arrival_rps, est.capacity_rps, config.budget_s
     if capacity is None:
@@ -231,7 +232,7 @@ def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory) ->
     sustained = (forecast + backlog_rps) / per_replica
     burst, window = headroom.burst_replicas(bursts, running=est.running, capacity_rps=capacity, slots=est.slots,
                                             target_utilization=config.target_utilization)
-    decode = _tpot_replicas(config, est)
+    decode = max(_tpot_replicas(config, est), _batch_replicas(est))
     seen = max((lam + backlog_rps) / per_replica, burst, decode)
     if burst > max(sustained, decode):
         return burst, seen, window
@@ -245,6 +246,18 @@ def _tpot_replicas(config: PolicyConfig, est: Estimate) -> float:
     if config.tpot_slo_s is None or est.tpot_s is None or est.ready <= 0 or not est.rates_settled:
         return 0.0
     return est.ready * est.tpot_s / (TPOT_TARGET_SHARE * config.tpot_slo_s)
+
+
+def _batch_replicas(est: Estimate) -> float:
+    """Replicas whose batches hold the running requests at TPOT_TARGET_SHARE of the safe
+    concurrency S (judged on TPOT as well as TTFT): the measured TPOT lags the batch that slows it,
+    by the decode of the requests that made the tokens, so a batch growing towards S is read from
+    the count while its TPOT still looks fine (diurnal-chat's morning rise at 0.9: 58 requests a
+    replica with S = 60 and the rate-based need at 4 of the 4 ready, the TPOT misses a minute on).
+    What waits is the backlog term's: counted here too, a queue would ask a replica per 0.7 S."""
+    if not est.slots:
+        return 0.0
+    return est.running / (TPOT_TARGET_SHARE * est.slots)
 
 
 def _release(est: Estimate, need: float, seen: float, recent: tuple[array, array]) -> tuple[float, tuple[array, array]]:
