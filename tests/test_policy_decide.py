@@ -256,6 +256,24 @@ def test_a_batch_too_slow_for_the_tpot_slo_is_red_and_admits_only_what_completes
     assert quick.state is State.GREEN, quick.detail  # 20 ms per token
 
 
+def test_a_batch_nearing_its_safe_concurrency_asks_for_replicas_before_its_tpot_reads_slow():
+    # 4 ready, S = 60, arrivals at the completion rate (4/s: one replica's worth at 0.8) and 20 ms
+    # per output token. The batches are kept at 70% of S: 150 running (62% of 240 slots) need no
+    # more replicas, 200 (83%) need 200 / 42 = 4.8, so a fifth starts while TPOT still reads fast.
+    # Nothing is refused for it: the measured TPOT is within its SLO.
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 60})
+    decisions = {}
+    for running in (150, 200):
+        scenario = Scenario(config)
+        for t in range(1, 12):
+            decision = scenario.tick(waiting=0, running=running, ready=4, completions_per_s=4,
+                                     generation_tokens_total=running / 0.02 * t)
+        decisions[running] = decision
+    assert decisions[150].demand <= 4 and decisions[150].state is State.GREEN, decisions[150].detail
+    assert decisions[200].demand == pytest.approx(200 / (0.7 * 60)) and decisions[200].demand > 4
+    assert decisions[200].state is State.GREEN and decisions[200].admission_rps is None, decisions[200].detail
+
+
 def test_a_tpot_reading_over_the_slo_on_a_fleet_with_an_idle_replica_sheds_nothing():
     # 9 ready, 2 running: the 2 just began, so the 5 s output-token rate barely counts them and
     # their TPOT reads 200 ms. A request admitted now decodes in a batch of one or two.
