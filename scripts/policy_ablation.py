@@ -275,7 +275,7 @@ class Hold3Latencies(Variant):
 
 class NoBatchNeed(Variant):
     name = "ours-no-batch-need"
-    patch = (decide_module, "_batch_replicas", lambda est: 0.0)
+    patch = (decide_module, "_batch_replicas", lambda config, est: 0.0)
 
 
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,

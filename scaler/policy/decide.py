@@ -232,7 +232,7 @@ def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory) ->
     sustained = (forecast + backlog_rps) / per_replica
     burst, window = headroom.burst_replicas(bursts, running=est.running, capacity_rps=capacity, slots=est.slots,
                                             target_utilization=config.target_utilization)
-    decode = max(_tpot_replicas(config, est), _batch_replicas(est))
+    decode = max(_tpot_replicas(config, est), _batch_replicas(config, est))
     seen = max((lam + backlog_rps) / per_replica, burst, decode)
     if burst > max(sustained, decode):
         return burst, seen, window
@@ -248,16 +248,18 @@ def _tpot_replicas(config: PolicyConfig, est: Estimate) -> float:
     return est.ready * est.tpot_s / (TPOT_TARGET_SHARE * config.tpot_slo_s)
 
 
-def _batch_replicas(est: Estimate) -> float:
-    """Replicas whose batches hold the running requests at TPOT_TARGET_SHARE of the safe
-    concurrency S (judged on TPOT as well as TTFT): the measured TPOT lags the batch that slows it,
+def _batch_replicas(config: PolicyConfig, est: Estimate) -> float:
+    """Replicas whose batches hold the running requests at TPOT_TARGET_SHARE of the calibrated
+    safe concurrency S (`maxConcurrency`, judged on TPOT as well as TTFT; a batch size learned
+    while requests wait is the engine's limit, not that, and counts nothing here: from it every
+    sustained queue would ask for 1 / 0.7 of the ready replicas). The measured TPOT lags the batch that slows it,
     by the decode of the requests that made the tokens, so a batch growing towards S is read from
     the count while its TPOT still looks fine (diurnal-chat's morning rise at 0.9: 58 requests a
     replica with S = 60 and the rate-based need at 4 of the 4 ready, the TPOT misses a minute on).
     What waits is the backlog term's: counted here too, a queue would ask a replica per 0.7 S."""
-    if not est.slots:
+    if not config.max_concurrency:
         return 0.0
-    return est.running / (TPOT_TARGET_SHARE * est.slots)
+    return est.running / (TPOT_TARGET_SHARE * config.max_concurrency)
 
 
 def _release(est: Estimate, need: float, seen: float, recent: tuple[array, array]) -> tuple[float, tuple[array, array]]:
