@@ -33,8 +33,8 @@ default configuration (one configuration for every workload, never tuned) and fo
 - wait-on-one: a scale-up waits on a single similar excursion (EVIDENCE 1 instead of 2);
 - hold-3-latencies: ready replicas are held while anything in three scale-up latencies needed
   them (the previous release hold) instead of one;
-- no-batch-need: demand without the batch term (replicas whose batches hold the requests in
-  flight at TPOT_TARGET_SHARE of the safe concurrency; the previous demand).
+- no-batch-need: demand without the batch term (replicas whose batches hold the running
+  requests at TPOT_TARGET_SHARE of the calibrated safe concurrency; the previous demand).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 

@@ -214,8 +214,9 @@ def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory) ->
     """Replica-equivalents the SLO needs once capacity asked for now is ready: the sustained rate
     at the target utilisation (with the trend over the horizon and the queue spread over it), the
     replicas that keep the time per output token within its SLO (measured, or read from how full
-    the batches are), or the largest recent burst the ready batches must absorb, whichever is more. Returns (need, seen, burst window): `seen` is
-    the same need without the trend's forecast, what the traffic already seen needs."""
+    the batches are), or the largest recent burst the ready batches must absorb, whichever is
+    more. Returns (need, seen, burst window): `seen` is the same need without the trend's
+    forecast, what the traffic already seen needs."""
     lam, capacity, budget = est.arrival_rps, est.capacity_rps, config.budget_s
     if capacity is None:
         # Without a capacity we cannot convert rates into replicas: grow with the queue only.
@@ -250,13 +251,14 @@ def _tpot_replicas(config: PolicyConfig, est: Estimate) -> float:
 
 def _batch_replicas(config: PolicyConfig, est: Estimate) -> float:
     """Replicas whose batches hold the running requests at TPOT_TARGET_SHARE of the calibrated
-    safe concurrency S (`maxConcurrency`, judged on TPOT as well as TTFT; a batch size learned
-    while requests wait is the engine's limit, not that, and counts nothing here: from it every
-    sustained queue would ask for 1 / 0.7 of the ready replicas). The measured TPOT lags the batch that slows it,
-    by the decode of the requests that made the tokens, so a batch growing towards S is read from
-    the count while its TPOT still looks fine (diurnal-chat's morning rise at 0.9: 58 requests a
-    replica with S = 60 and the rate-based need at 4 of the 4 ready, the TPOT misses a minute on).
-    What waits is the backlog term's: counted here too, a queue would ask a replica per 0.7 S."""
+    safe concurrency S (`maxConcurrency`, judged on TPOT as well as TTFT). The measured TPOT lags
+    the batch that slows it, by the decode of the requests that made the tokens, so a batch
+    growing towards S is read from the count while its TPOT still looks fine (diurnal-chat's
+    morning rise at 0.9: 58 requests a replica with S = 60 and the rate-based need at 4 of the 4
+    ready, the TPOT misses a minute on). A batch size learned while requests wait is the
+    engine's limit, not S, and counts nothing here (from it every sustained queue would ask for
+    1 / 0.7 of the ready replicas); what waits is the backlog term's (counted here too, a queue
+    would ask a replica per 0.7 S)."""
     if not config.max_concurrency:
         return 0.0
     return est.running / (TPOT_TARGET_SHARE * config.max_concurrency)
