@@ -34,7 +34,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - hold-3-latencies: ready replicas are held while anything in three scale-up latencies needed
   them (the previous release hold) instead of one;
 - no-batch-need: demand without the batch term (replicas whose batches hold the running
-  requests at TPOT_TARGET_SHARE of the calibrated safe concurrency; the previous demand).
+  requests at TPOT_TARGET_SHARE of the calibrated safe concurrency; the previous demand);
+- batch-now: the batch term counts the running requests only, not the batch the arrivals
+  sustain (`R x lambda / mu` while arrivals outpace completions; the previous term).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
@@ -278,10 +280,21 @@ class NoBatchNeed(Variant):
     patch = (decide_module, "_batch_replicas", lambda config, est: 0.0)
 
 
+def _running_batch(config, est):
+    if not config.max_concurrency:
+        return 0.0
+    return est.running / (decide_module.TPOT_TARGET_SHARE * config.max_concurrency)
+
+
+class BatchNow(Variant):
+    name = "ours-batch-now"
+    patch = (decide_module, "_batch_replicas", _running_batch)
+
+
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
-            NoBatchNeed)
+            NoBatchNeed, BatchNow)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

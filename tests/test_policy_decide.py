@@ -274,6 +274,26 @@ def test_a_batch_nearing_its_safe_concurrency_asks_for_replicas_before_its_tpot_
     assert decisions[200].state is State.GREEN and decisions[200].admission_rps is None, decisions[200].detail
 
 
+def test_a_batch_that_arrivals_still_grow_asks_for_the_batch_they_sustain():
+    # The same 4 ready, S = 60 and 150 running (62% of the slots, no more replicas needed while
+    # arrivals match completions), but 6 arrivals/s against 4 completions/s: the batch is still
+    # growing, and by Little's law settles at 150 x 6 / 4 = 225, which needs 225 / 42 = 5.4.
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 60})
+    scenario = Scenario(config)
+    for t in range(1, 12):
+        decision = scenario.tick(waiting=0, running=150, ready=4, completions_per_s=4, arrivals_total=6.0 * t,
+                                 generation_tokens_total=150 / 0.02 * t)
+    assert decision.arrival_rps == pytest.approx(6.0) and decision.completion_rps == pytest.approx(4.0)
+    assert decision.demand == pytest.approx(150 * 6 / 4 / (0.7 * 60)), decision.detail
+    assert decision.state is State.GREEN and decision.admission_rps is None, decision.detail
+    # Completions outpacing arrivals do not shrink it below the batch running now.
+    scenario = Scenario(config)
+    for t in range(1, 12):
+        decision = scenario.tick(waiting=0, running=200, ready=4, completions_per_s=4, arrivals_total=2.0 * t,
+                                 generation_tokens_total=200 / 0.02 * t)
+    assert decision.demand == pytest.approx(200 / (0.7 * 60)), decision.detail
+
+
 def test_a_tpot_reading_over_the_slo_on_a_fleet_with_an_idle_replica_sheds_nothing():
     # 9 ready, 2 running: the 2 just began, so the 5 s output-token rate barely counts them and
     # their TPOT reads 200 ms. A request admitted now decodes in a batch of one or two.
