@@ -280,15 +280,9 @@ class NoBatchNeed(Variant):
     patch = (decide_module, "_batch_replicas", lambda config, est: 0.0)
 
 
-def _running_batch(config, est):
-    if not config.max_concurrency:
-        return 0.0
-    return est.running / (decide_module.TPOT_TARGET_SHARE * config.max_concurrency)
-
-
 class BatchNow(Variant):
     name = "ours-batch-now"
-    patch = (decide_module, "_batch_replicas", _running_batch)
+    patch = (decide_module, "_sustained_batch", lambda est: est.running)
 
 
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,

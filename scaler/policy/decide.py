@@ -250,24 +250,28 @@ def _tpot_replicas(config: PolicyConfig, est: Estimate) -> float:
 
 
 def _batch_replicas(config: PolicyConfig, est: Estimate) -> float:
-    """Replicas whose batches hold the batch the arrivals sustain at TPOT_TARGET_SHARE of the
-    calibrated safe concurrency S (`maxConcurrency`, judged on TPOT as well as TTFT). The
-    measured TPOT lags the batch that slows it, by the decode of the requests that made the
-    tokens, so a batch growing towards S is read from the count while its TPOT still looks fine
-    (diurnal-chat's morning rise at 0.9: 58 requests a replica with S = 60 and the rate-based need
-    at 4 of the 4 ready, the TPOT misses a minute on). While arrivals outpace completions the
-    batch is still growing: by Little's law it settles at `lambda x R / mu` (the arrival rate
-    times the measured stay in the batch), so that is the batch counted; never less than the
-    running ones, which must be held whatever comes next. A batch size learned while requests
-    wait is the engine's limit, not S, and counts nothing here (from it every sustained queue
-    would ask for 1 / 0.7 of the ready replicas); what waits is the backlog term's (counted here
-    too, a queue would ask a replica per 0.7 S)."""
+    """Replicas whose batches hold the batch the arrivals sustain (`_sustained_batch`) at
+    TPOT_TARGET_SHARE of the calibrated safe concurrency S (`maxConcurrency`, judged on TPOT as
+    well as TTFT). The measured TPOT lags the batch that slows it, by the decode of the requests
+    that made the tokens, so a batch growing towards S is read from the count while its TPOT still
+    looks fine (diurnal-chat's morning rise at 0.9: 58 requests a replica with S = 60 and the
+    rate-based need at 4 of the 4 ready, the TPOT misses a minute on). A batch size learned while
+    requests wait is the engine's limit, not S, and counts nothing here (from it every sustained
+    queue would ask for 1 / 0.7 of the ready replicas); what waits is the backlog term's (counted
+    here too, a queue would ask a replica per 0.7 S)."""
     if not config.max_concurrency:
         return 0.0
-    batch = est.running
+    return _sustained_batch(est) / (TPOT_TARGET_SHARE * config.max_concurrency)
+
+
+def _sustained_batch(est: Estimate) -> float:
+    """The running requests the batches settle at: while arrivals outpace completions the batch
+    is still growing, and by Little's law it settles at `lambda x R / mu` (the arrival rate times
+    the measured stay in the batch); never less than the running ones, which must be held
+    whatever comes next."""
     if est.rates_settled and est.completion_rps > 0:
-        batch *= max(1.0, est.arrival_rps / est.completion_rps)
-    return batch / (TPOT_TARGET_SHARE * config.max_concurrency)
+        return est.running * max(1.0, est.arrival_rps / est.completion_rps)
+    return est.running
 
 
 def _release(est: Estimate, need: float, seen: float, recent: tuple[array, array]) -> tuple[float, tuple[array, array]]:
