@@ -468,6 +468,29 @@ def test_red_fills_free_batch_slots_within_one_budget_not_until_capacity_lands()
     assert held.admission_rps > 12.0  # the 12/s offered now all start in time: none is refused
 
 
+def test_red_counts_a_slot_free_only_if_no_reading_of_the_last_budget_had_it_taken():
+    # A batch that finished together and refills reads 40 and 10 running on 2 x 20 slots one poll
+    # after the other: its 30 slots come back as completions, which the drain counts already.
+    config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 20.0, "state_hold_s": 30.0})
+    scenario, total = Scenario(config), 0.0
+    for _ in range(12):
+        total += 30.0
+        red = scenario.tick(waiting=60, running=40, ready=2, completions_per_s=10, arrivals_total=total)
+    assert red.state is State.RED
+    for running in (40, 10, 40, 10):
+        total += 10.0
+        turning = scenario.tick(waiting=0, running=running, ready=2, completions_per_s=10, arrivals_total=total)
+    assert turning.state is State.RED and turning.running == 10
+    drain = turning.capacity_rps * 2
+    assert turning.admission_rps == pytest.approx(drain, rel=0.01)  # not 10 + 30 / 2 s = 25/s
+    # Idle through a whole budget (2 s: readings 1 s apart), the 30 slots are free: filled within one budget.
+    for _ in range(2):
+        total += 10.0
+        idle = scenario.tick(waiting=0, running=10, ready=2, completions_per_s=10, arrivals_total=total)
+    assert idle.state is State.RED
+    assert idle.admission_rps == pytest.approx(drain + 30 / config.budget_s, rel=0.01)
+
+
 def test_tpot_is_known_from_readings_a_prometheus_scrape_interval_apart():
     # Prometheus scraping every 15 s: no two readings within 5 s, one scrape interval apart.
     config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 256, "rate_window_s": 60.0})

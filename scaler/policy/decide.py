@@ -344,8 +344,11 @@ def _admission_and_retry(config: PolicyConfig, est: Estimate, state: State, pred
     # What current capacity can take within budget: the drain rate, plus the free batch slots
     # (they start requests at once) filled within one budget, or minus the queue beyond what
     # drains within budget, removed within one budget. Free slots are not saved for later: a
-    # refused request is a miss now, so holding a slot back only trades it for a later one.
-    free_slots = max(0.0, ready * slots - est.running - est.waiting) if slots is not None else 0.0
+    # refused request is a miss now, so holding a slot back only trades it for a later one. A
+    # slot is free only if no reading of the last budget had it taken: a batch that finished
+    # together and refills reads empty between two polls, and its slots come back as completions,
+    # which the drain rate already counts.
+    free_slots = max(0.0, ready * slots - est.peak_in_flight) if slots is not None else 0.0
     queued_excess = max(0.0, est.waiting - drain * budget * config.red_exit_ratio)
     until_capacity = est.landings[0] if est.landings else est.scale_up_s
     admission = None

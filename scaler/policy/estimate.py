@@ -35,6 +35,7 @@ class Estimate:
     time: float
     waiting: float  # W
     running: float  # R
+    peak_in_flight: float  # the most of W + R read over the last budget: slots a turning batch refills
     ready: int  # N
     prompt_tokens_in_flight: float | None  # P: prompt tokens not yet at their first token
     arrival_rps: float  # lambda
@@ -120,6 +121,7 @@ def estimate(config: PolicyConfig, window: SignalWindow, learned: Learned, pendi
     stalled = snap.waiting > 0 and ready > 0 and mu == 0 and history_s >= half_window
     est = Estimate(
         time=now, waiting=snap.waiting, running=snap.running, ready=ready,
+        peak_in_flight=window.peak_in_flight(snap.time - config.budget_s),
         prompt_tokens_in_flight=snap.prompt_tokens_in_flight, arrival_rps=lam, arrival_trend_rps2=trend,
         completion_rps=mu, tpot_s=_tpot(config, snap.running, snap.prompt_tokens_in_flight, generation, generation_running),
         decode_tpot_s=_decode_tpot(config, window, snap, mu),

@@ -150,6 +150,17 @@ class SignalWindow:
         waiting = self._waiting
         return len(waiting) >= n and all(waiting[-i] > 0 for i in range(1, n + 1))
 
+    def peak_in_flight(self, since: float) -> float:
+        """The most requests in flight (waiting + running) at any snapshot at or after `since`, the
+        latest always included; 0 on an empty window."""
+        times, queued = self._times, self._queued
+        i = len(times) - 1
+        peak = 0.0
+        while i >= 0 and (i == len(times) - 1 or times[i] >= since):
+            peak = max(peak, queued[i])
+            i -= 1
+        return peak
+
     def saturated_completion_rps(self, since: float) -> tuple[float, float]:
         """Completions per second over the trailing snapshots, taken at or after `since`, in each of
         which requests waited (the batch full throughout, not part of the window only), and the
