@@ -36,7 +36,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - no-batch-need: demand without the batch term (replicas whose batches hold the running
   requests at TPOT_TARGET_SHARE of the calibrated safe concurrency; the previous demand);
 - batch-now: the batch term counts the running requests only, not the batch the arrivals
-  sustain (`R x lambda / mu` while arrivals outpace completions; the previous term).
+  sustain (`R x lambda / mu` while arrivals outpace completions; the previous term);
+- free-slots-now: RED reads the free batch slots from the latest snapshot alone (the previous
+  admission), not as those no reading of the last budget had taken.
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
@@ -70,7 +72,7 @@ from scaler.admission import AdmissionConfig  # noqa: E402
 from scaler.autoscaling import ScalingPolicy, ScalingRules  # noqa: E402
 from scaler.policy import excursions, headroom  # noqa: E402
 from scaler.policy.predict import Prediction  # noqa: E402
-from scaler.policy.signals import RECENT_S  # noqa: E402
+from scaler.policy.signals import RECENT_S, SignalWindow  # noqa: E402
 from scaler.sim import calibrate, policies  # noqa: E402
 from scaler.sim.policies.slo_scaler import SloScaler  # noqa: E402
 from scaler.sim.setup import Setup  # noqa: E402
@@ -285,10 +287,15 @@ class BatchNow(Variant):
     patch = (decide_module, "_sustained_batch", lambda est: est.running)
 
 
+class FreeSlotsNow(Variant):
+    name = "ours-free-slots-now"
+    patch = (SignalWindow, "peak_in_flight", lambda window, since: window.latest.waiting + window.latest.running)
+
+
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
-            NoBatchNeed, BatchNow)
+            NoBatchNeed, BatchNow, FreeSlotsNow)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
