@@ -449,15 +449,22 @@ def test_a_poisoned_queue_plans_at_most_the_demand_cap():
     assert len(scenario.state.pending_since) <= MAX_DEMAND_REPLICAS
 
 
-def test_red_fills_free_batch_slots_within_one_budget_not_until_capacity_lands():
-    # RED from a queue the ready batches cannot start in time; then the queue has started and the
-    # batches have room again while RED holds (stateHoldSeconds): the room is offered at once.
+def _red_on_two_batches_of_20():
+    """RED from a queue two ready batches of 20 slots cannot start in time, held 30 s once it
+    clears (stateHoldSeconds); the scenario and the arrivals counted so far."""
     config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 20.0, "state_hold_s": 30.0})
     scenario, total = Scenario(config), 0.0
     for _ in range(12):
         total += 30.0
         red = scenario.tick(waiting=60, running=40, ready=2, completions_per_s=10, arrivals_total=total)
     assert red.state is State.RED
+    return config, scenario, total
+
+
+def test_red_fills_free_batch_slots_within_one_budget_not_until_capacity_lands():
+    # RED from a queue the ready batches cannot start in time; then the queue has started and the
+    # batches have room again while RED holds (stateHoldSeconds): the room is offered at once.
+    config, scenario, total = _red_on_two_batches_of_20()
     for _ in range(3):
         total += 12.0
         held = scenario.tick(waiting=0, running=16, ready=2, completions_per_s=10, arrivals_total=total)
@@ -471,12 +478,7 @@ def test_red_fills_free_batch_slots_within_one_budget_not_until_capacity_lands()
 def test_red_counts_a_slot_free_only_if_no_reading_of_the_last_budget_had_it_taken():
     # A batch that finished together and refills reads 40 and 10 running on 2 x 20 slots one poll
     # after the other: its 30 slots come back as completions, which the drain counts already.
-    config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 20.0, "state_hold_s": 30.0})
-    scenario, total = Scenario(config), 0.0
-    for _ in range(12):
-        total += 30.0
-        red = scenario.tick(waiting=60, running=40, ready=2, completions_per_s=10, arrivals_total=total)
-    assert red.state is State.RED
+    config, scenario, total = _red_on_two_batches_of_20()
     for running in (40, 10, 40, 10):
         total += 10.0
         turning = scenario.tick(waiting=0, running=running, ready=2, completions_per_s=10, arrivals_total=total)

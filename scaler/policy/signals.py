@@ -153,13 +153,11 @@ class SignalWindow:
     def peak_in_flight(self, since: float) -> float:
         """The most requests in flight (waiting + running) at any snapshot at or after `since`, the
         latest always included; 0 on an empty window."""
-        times, queued = self._times, self._queued
-        i = len(times) - 1
-        peak = 0.0
-        while i >= 0 and (i == len(times) - 1 or times[i] >= since):
-            peak = max(peak, queued[i])
-            i -= 1
-        return peak
+        times = self._times
+        first = len(times) - 1
+        while first > 0 and times[first - 1] >= since:
+            first -= 1
+        return max(self._queued[max(first, 0):], default=0.0)
 
     def saturated_completion_rps(self, since: float) -> tuple[float, float]:
         """Completions per second over the trailing snapshots, taken at or after `since`, in each of
