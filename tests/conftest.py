@@ -276,7 +276,10 @@ def wheel_install(tmp_path_factory):
     """This checkout's wheel installed into a fresh venv, built in the background (`.result()` waits)."""
     from wheel_helpers import WheelInstall
 
-    install = WheelInstall(tmp_path_factory.mktemp("wheel"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    # xdist's workers share their base folder's parent: one of them builds there for all.
+    root = tmp_path_factory.getbasetemp().parent / "wheel" if worker else tmp_path_factory.mktemp("wheel")
+    install = WheelInstall(root, worker or "main")
     yield install
     install.stop()
 

@@ -3,20 +3,28 @@
 The build and install are ~15 s of pip, mostly CPU. The rest of the suite spends most of its time
 waiting on servers and load, so conftest starts this in a thread at low priority with the session's
 first test, and test_wheel.py takes the result when it gets there.
+
+Under pytest-xdist every worker starts it, in a folder the workers share: the first to take the
+lock builds, the others wait and reuse its venv. Two `pip wheel` runs at once would also share the
+checkout's `build/` folder, which setuptools does not guard.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import subprocess
 import sys
 import threading
+import time
 import venv
 from concurrent.futures import Future
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 NICENESS = 10  # the tests running meanwhile come first
+DONE = "installed"  # written into the shared folder once the venv is complete
 
 
 def clean_env() -> dict[str, str]:
@@ -26,10 +34,12 @@ def clean_env() -> dict[str, str]:
 
 class WheelInstall:
     """Started at construction; `result()` is (bin directory, a working folder outside the checkout,
-    environment without PYTHONPATH) once done, or raises what failed."""
+    environment without PYTHONPATH) once done, or raises what failed. `root` may be shared with
+    other processes (xdist workers); `worker` names this one's working folder."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, worker: str = "main"):
         self.root = root
+        self.worker = worker
         self._future: Future = Future()
         self._proc: subprocess.Popen | None = None
         self._lock = threading.Lock()
@@ -56,6 +66,32 @@ class WheelInstall:
 
     def _install(self) -> tuple[Path, Path, dict[str, str]]:
         root = self.root
+        root.mkdir(parents=True, exist_ok=True)
+        with open(root / "lock", "w") as lock:
+            self._take(lock)  # released when closed, also by a holder that was killed
+            if not (root / DONE).exists():
+                self._build(root)
+                (root / DONE).touch()
+        work = root / f"work-{self.worker}"
+        work.mkdir(exist_ok=True)
+        return root / "venv" / "bin", work, clean_env()
+
+    def _take(self, lock) -> None:
+        """The lock, waiting for another process that holds it, unless this session ends first."""
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if self._stopping:
+                    raise RuntimeError("the session ended before the wheel was installed") from None
+                time.sleep(0.2)
+
+    def _build(self, root: Path) -> None:
+        """Into `root`: the wheel in dist/, a venv with it installed in venv/ (a holder killed halfway
+        leaves no DONE, and the next one starts again from empty folders)."""
+        for leftover in ("dist", "venv"):
+            shutil.rmtree(root / leftover, ignore_errors=True)
         self._pip("wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(root / "dist"), str(REPO))
         (wheel,) = (root / "dist").glob("slo_scaler-*.whl")
         # This pip installs into the venv (--python), so the venv needs none of its own (ensurepip:
@@ -65,9 +101,6 @@ class WheelInstall:
         bin_dir = root / "venv" / "bin"
         self._pip("--python", str(bin_dir / "python"), "install", "-q", "--no-compile", "--disable-pip-version-check",
                   f"{wheel}[tools]")
-        work = root / "work"
-        work.mkdir()
-        return bin_dir, work, clean_env()
 
     def _pip(self, *args: str) -> None:
         argv = [sys.executable, "-m", "pip", *args]
