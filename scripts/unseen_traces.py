@@ -52,9 +52,63 @@ paper (themoonlight.io), not its full text.
   here are a 55/45 mixture of lognormals with medians 500 and 2,400 (sigma 0.5 and 0.3), prompts
   exponential with mean 350 (ours).
 
+Set 3 (`--set 3`): three more shapes from published characterisations, again chosen without
+running any policy on them, after sets 1 and 2 had been studied. "Ours" marks the same as in set 2.
+Several numbers come from the workload catalog of kubernetes-sigs/inference-perf
+(workload-catalog/*/config.json and README.md, "the catalog" below): its agentic-trace-replay entry
+reports statistics observed in a corpus of real agent traces; its other entries are synthetic
+profiles (distributions its authors chose to describe a use case), not measurements.
+
+- `agent-sessions.csv` (25 minutes, 11 requests/s expected): agentic sessions, each a chain of
+  causally dependent calls (the agent calls the model, runs a tool on the result, feeds it back),
+  so requests come in clusters. The catalog's agentic-trace-replay entry (Exgentic
+  agent-llm-traces-v2: 10,056 OpenTelemetry traces of SWE-bench, AppWorld, TAU2 and browsing
+  agents) reports 21.9 calls per session (sd 23.4), 13.0 s between calls (sd 176 s), outputs of
+  659 tokens on average, and 92% of calls sharing a prefix with the one before, the context
+  growing by the prior turn; Nayak et al., "Agentic AI Workload Characteristics" (arXiv
+  2605.26297, abstract) also find most input tokens reused across turns. Here sessions open as a
+  Poisson process at 0.5/s (ours), each with a geometric number of calls of mean 22 (sd 21.5,
+  close to the corpus's 23.4), the gaps between a session's calls lognormal with median 1.8 s and
+  sigma 2.0 (mean 13.3 s as in the corpus; most gaps short, a few long tool waits; the sigma is
+  ours, and we take the corpus's call-end-to-next-call wait as the start-to-start gap). The first
+  prompt is the session's shared prefix, lognormal median 2,500 tokens, sigma 0.3 (ours; the
+  catalog's synthetic deep-research and code-generation profiles use 2,000 and 3,000-token system
+  prompts); each later prompt adds the previous output and a tool result (lognormal median 250,
+  sigma 1.0, ours), and when it would pass 16,384 tokens the context is compacted to the prefix
+  plus a 1,500-token summary (ours: the corpus's prompts average 49k tokens, beyond this
+  script's cap). Outputs are lognormal with median 200 and sigma 1.5 (mean 616 against the
+  corpus's 659; ours). Sessions start an hour before the trace, so it opens with a steady
+  population of running sessions. Measured on seeds 0-15: 1 s count dispersion ~1.5 and 10 s
+  ~3.5 (Poisson: 1); the request count varies by ~6% (sd) from seed to seed, as requests come
+  22 to a session. The bench has no prefix cache, so it prefills every prompt in full.
+- `batch-backfill.csv` (30 minutes, ~9 requests/s): an offline job submitted on top of interactive
+  traffic. Production LLM serving mixes latency-sensitive requests with insensitive ones such as
+  report writing (SageServe, Jaiswal et al., arXiv 2502.14617, on Microsoft Office 365), and
+  co-serving systems run offline tasks such as model benchmarking, data synthesis and document
+  summarisation next to online ones (ConServe, Qiao et al., arXiv 2410.01228; HyGen, Sun et al.,
+  arXiv 2501.14808). Interactive requests are Poisson at 7 requests/s (ours) with the catalog's
+  interactive-chat lengths: prompts lognormal of mean 4,000 and sd 2,500 within 500-15,000,
+  outputs normal of mean 300 and sd 150 within 10-1,000. At a seeded time in minutes 8-14 (ours)
+  a batch of 3,600 requests arrives paced by its client at 15 requests/s (one per 1/15 s slot at a
+  uniform offset, 4 minutes; ours), with the catalog's batch-summarization-rag lengths: outputs
+  normal of mean 500 and sd 300 within 50-2,000; prompts bimodal in the catalog (1,000-80,000,
+  mean 15,000), here an even mixture of lognormals with medians 2,000 (sigma 0.4) and 10,000
+  (sigma 0.3), to fit 16,384 (ours). The paced block makes 1 s counts under-dispersed (~7/22).
+- `tenant-shift.csv` (30 minutes, 12 requests/s): the request rate stays flat (Poisson, 12
+  requests/s, ours) while one client's share of it shifts, so the work per second changes
+  without the request rate. ServeGen finds that a few top clients cause most of the
+  non-deterministic patterns while most clients stay stable (summary of the paper,
+  themoonlight.io), and that length distributions shift over time (github.com/alibaba/ServeGen
+  README). The top client's share is 10%, rises linearly to 60% over 5 minutes from a seeded
+  onset in minutes 6-10, holds 8 minutes and falls back over 5 (ours). It generates synthetic
+  data (the catalog's batch-synthetic-data-generation profile: prompts lognormal of mean 500 and
+  sd 1,200 within 50-15,000, outputs uniform in 500-8,000, here 500-4,096 at the cap); the other
+  clients send the interactive-chat lengths above. The mean output goes from ~500 to ~1,500
+  tokens: about 3x the decode work at the same request rate.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -265,12 +319,154 @@ def write_set2(out: Path, seed: int) -> None:
               f"{statistics.median(o for _, _, o in rows):.0f} tokens")
 
 
+# ---- set 3 ----------------------------------------------------------------------------------------
+
+
+def lognormal_from(mean: float, sd: float) -> tuple[float, float]:
+    """(mu, sigma) of the lognormal with this mean and standard deviation."""
+    sigma2 = math.log(1.0 + (sd / mean) ** 2)
+    return math.log(mean) - sigma2 / 2.0, math.sqrt(sigma2)
+
+
+def bounded(value: float, low: int, high: int) -> int:
+    return max(low, min(high, int(round(value))))
+
+
+def poisson_times(rng: random.Random, rate: float, start: float, end: float) -> list[float]:
+    times, t = [], start
+    while True:
+        t += rng.expovariate(rate)
+        if t >= end:
+            return times
+        times.append(t)
+
+
+CHAT_PROMPT = lognormal_from(4000.0, 2500.0)  # inference-perf's interactive-chat profile
+SYNTH_PROMPT = lognormal_from(500.0, 1200.0)  # inference-perf's batch-synthetic-data-generation profile
+
+
+def chat_lengths(rng: random.Random) -> tuple[int, int]:
+    return (bounded(rng.lognormvariate(*CHAT_PROMPT), 500, 15000),
+            bounded(rng.normalvariate(300.0, 150.0), 10, 1000))
+
+
+def summarization_lengths(rng: random.Random) -> tuple[int, int]:
+    prompt = rng.lognormvariate(math.log(2000), 0.4) if rng.random() < 0.5 else rng.lognormvariate(math.log(10000), 0.3)
+    return clamp(prompt, PROMPT_MAX), bounded(rng.normalvariate(500.0, 300.0), 50, 2000)
+
+
+def synthetic_data_lengths(rng: random.Random) -> tuple[int, int]:
+    return bounded(rng.lognormvariate(*SYNTH_PROMPT), 50, 15000), clamp(rng.uniform(500.0, OUTPUT_MAX), OUTPUT_MAX)
+
+
+AGENT_SESSIONS_PER_S, AGENT_MEAN_CALLS, AGENT_WARMUP_S = 0.5, 22.0, 3600.0
+AGENT_GAP_MEDIAN_S, AGENT_GAP_SIGMA = 1.8, 2.0
+AGENT_PREFIX_MEDIAN, AGENT_SUMMARY = 2500.0, 1500
+
+
+def agent_session(rng: random.Random, start: float) -> list[tuple[float, int, int]]:
+    """One agent session: a chain of dependent calls whose prompt grows by the previous call's output
+    and a tool result, compacted back to the shared prefix plus a summary when it would pass the
+    context window."""
+    calls = 1 + int(math.log(1.0 - rng.random()) / math.log(1.0 - 1.0 / AGENT_MEAN_CALLS))  # geometric, mean 22
+    prefix = rng.lognormvariate(math.log(AGENT_PREFIX_MEDIAN), 0.3)
+    context, t, rows = prefix, start, []
+    for k in range(calls):
+        if k:
+            t += rng.lognormvariate(math.log(AGENT_GAP_MEDIAN_S), AGENT_GAP_SIGMA)
+        output = clamp(rng.lognormvariate(math.log(200), 1.5), OUTPUT_MAX)
+        rows.append((t, clamp(context, PROMPT_MAX), output))
+        context += output + rng.lognormvariate(math.log(250), 1.0)
+        if context > PROMPT_MAX:
+            context = prefix + AGENT_SUMMARY
+    return rows
+
+
+def agent_sessions(rng: random.Random, seconds: float) -> list[tuple[float, int, int]]:
+    """Sessions open as a Poisson process from AGENT_WARMUP_S before the trace starts (so the trace
+    opens with the sessions a stationary service would have running); calls before 0 are dropped."""
+    rows = []
+    for start in poisson_times(rng, AGENT_SESSIONS_PER_S, -AGENT_WARMUP_S, seconds):
+        rows.extend(row for row in agent_session(rng, start) if 0.0 <= row[0] < seconds)
+    return sorted(rows)
+
+
+BACKFILL_BASE, BACKFILL_REQUESTS, BACKFILL_RATE = 7.0, 3600, 15.0
+
+
+def backfill_rate(onset: float) -> Rate:
+    end = onset + BACKFILL_REQUESTS / BACKFILL_RATE
+    return lambda t: BACKFILL_BASE + (BACKFILL_RATE if onset <= t < end else 0.0)
+
+
+def batch_backfill(rng: random.Random, seconds: float, onset: float) -> list[tuple[float, int, int]]:
+    """Interactive Poisson traffic plus a batch job paced by its client: one request per 1/15 s slot,
+    at a uniform offset in the slot."""
+    rows = [(t, *chat_lengths(rng)) for t in poisson_times(rng, BACKFILL_BASE, 0.0, seconds)]
+    slot = 1.0 / BACKFILL_RATE
+    rows += [(onset + (k + rng.random()) * slot, *summarization_lengths(rng)) for k in range(BACKFILL_REQUESTS)]
+    return sorted(rows)
+
+
+SHIFT_RATE, SHIFT_LOW, SHIFT_HIGH, SHIFT_RAMP_S, SHIFT_HOLD_S = 12.0, 0.1, 0.6, 300.0, 480.0
+
+
+def tenant_share(onset: float) -> Callable[[float], float]:
+    """The top client's share of the requests: SHIFT_LOW, a linear rise to SHIFT_HIGH, held, and back."""
+    def share(t: float) -> float:
+        into = t - onset
+        if into < 0 or into >= 2 * SHIFT_RAMP_S + SHIFT_HOLD_S:
+            return SHIFT_LOW
+        if into < SHIFT_RAMP_S:
+            return SHIFT_LOW + (SHIFT_HIGH - SHIFT_LOW) * into / SHIFT_RAMP_S
+        if into < SHIFT_RAMP_S + SHIFT_HOLD_S:
+            return SHIFT_HIGH
+        return SHIFT_HIGH - (SHIFT_HIGH - SHIFT_LOW) * (into - SHIFT_RAMP_S - SHIFT_HOLD_S) / SHIFT_RAMP_S
+    return share
+
+
+def tenant_shift(rng: random.Random, seconds: float, onset: float) -> list[tuple[float, int, int]]:
+    share = tenant_share(onset)
+    return [(t, *(synthetic_data_lengths(rng) if rng.random() < share(t) else chat_lengths(rng)))
+            for t in poisson_times(rng, SHIFT_RATE, 0.0, seconds)]
+
+
+SET3 = ("agent-sessions", "batch-backfill", "tenant-shift")
+
+
+def set3_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t) of one set-3
+    trace, each from its own random stream."""
+    rng = random.Random(f"unseen-set3/{name}/{seed}")
+    if name == "agent-sessions":
+        seconds = 1500.0
+        return agent_sessions(rng, seconds), seconds, lambda t: AGENT_SESSIONS_PER_S * AGENT_MEAN_CALLS
+    if name == "batch-backfill":
+        seconds, onset = 1800.0, rng.uniform(480.0, 840.0)
+        return batch_backfill(rng, seconds, onset), seconds, backfill_rate(onset)
+    if name == "tenant-shift":
+        seconds, onset = 1800.0, rng.uniform(360.0, 600.0)
+        return tenant_shift(rng, seconds, onset), seconds, lambda t: SHIFT_RATE
+    raise ValueError(f"trace: expected one of {', '.join(SET3)}, got {name!r}")
+
+
+def write_set3(out: Path, seed: int) -> None:
+    for name in SET3:
+        rows, seconds, _ = set3_trace(name, seed)
+        write_lines(out / f"{name}.csv", [HEADER] + [f"{stamp(t)},{p},{o}" for t, p, o in rows])
+        print(f"{out / name}.csv: {len(rows)} requests over {seconds / 60:.0f} minutes, "
+              f"{len(rows) / seconds:.2f} req/s mean, inter-arrival CV {gap_cv([t for t, _, _ in rows]):.2f}, "
+              f"median prompt {statistics.median(p for _, p, _ in rows):.0f} / output "
+              f"{statistics.median(o for _, _, o in rows):.0f} tokens")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="directory to write the traces into")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--set", type=int, choices=(1, 2), default=1, dest="trace_set",
-                        help="1: recurring-bursts, ramp-and-spikes, steps; 2: gamma-api, diurnal-chat, flash-crowd")
+    parser.add_argument("--set", type=int, choices=(1, 2, 3), default=1, dest="trace_set",
+                        help="1: recurring-bursts, ramp-and-spikes, steps; 2: gamma-api, diurnal-chat, flash-crowd; "
+                             "3: agent-sessions, batch-backfill, tenant-shift")
     args = parser.parse_args(argv)
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out: expected a directory, got the file {args.out}")
@@ -278,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         parser.error(f"--out: cannot create the directory {args.out} ({exc.strerror})")
-    (write_set1 if args.trace_set == 1 else write_set2)(args.out, args.seed)
+    {1: write_set1, 2: write_set2, 3: write_set3}[args.trace_set](args.out, args.seed)
     return 0
 
 

@@ -1,5 +1,5 @@
-"""scripts/unseen_traces.py: set 1 unchanged, set 2 seeded and with the shapes its docstring states,
-read by the same trace reader `slo-scaler bench --trace` uses."""
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 and 3 seeded and with the shapes the
+docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
 
@@ -27,6 +27,13 @@ SET1_SEED0 = {
     "steps.csv": "2713c0462eb7500eca603602468823c936465005dd7aec60faf22772a2288664",
 }
 SET2_FILES = ("gamma-api.csv", "diurnal-chat.csv", "flash-crowd.csv")
+# sha256 of set 2 for seed 0, recorded from the script before set 3 was added.
+SET2_SEED0 = {
+    "diurnal-chat.csv": "ed8e71959bc8cddf7a11dea2f30e83143c68712e511989f24236dffb9f79fea1",
+    "flash-crowd.csv": "0eea594c7a4345ea880ba4809f3c87e6561d6cf391681164de90a0fba2a1c806",
+    "gamma-api.csv": "0a436a718f162d211bb34f8df5952b8d1624b3f62211f9bc637d6b7b5c61fe72",
+}
+SET3_FILES = ("agent-sessions.csv", "batch-backfill.csv", "tenant-shift.csv")
 
 
 def digests(directory: Path) -> dict[str, str]:
@@ -50,6 +57,22 @@ def set2(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("set2")
     assert unseen.main(["--out", str(out), "--seed", "0", "--set", "2"]) == 0
     return out
+
+
+def dispersion(values: list[int]) -> float:
+    return statistics.pvariance(values) / statistics.fmean(values)
+
+
+@pytest.fixture(scope="module")
+def set3(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("set3")
+    assert unseen.main(["--out", str(out), "--seed", "0", "--set", "3"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def set3_arrivals(set3) -> dict[str, list]:
+    return {name: load_trace(set3 / name) for name in SET3_FILES}
 
 
 def test_set1_is_the_default_and_unchanged_byte_for_byte(tmp_path):
@@ -125,8 +148,76 @@ def test_flash_crowd_rises_to_5x_its_base_and_is_poisson_before(set2):
     assert 0.37 <= sum(1 for a in arrivals if a.max_tokens > 1500) / len(arrivals) <= 0.47
 
 
+def test_set2_is_unchanged_byte_for_byte(set2):
+    assert digests(set2) == SET2_SEED0
+
+
+def test_set3_is_deterministic_per_seed(tmp_path, set3):
+    assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", "3"]) == 0
+    assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", "3"]) == 0
+    first, again, other = digests(set3), digests(tmp_path / "again"), digests(tmp_path / "other")
+    assert sorted(first) == sorted(SET3_FILES)  # nothing else written, no temporary file left
+    assert again == first
+    assert all(other[name] != first[name] for name in SET3_FILES)
+
+
+def test_set3_traces_parse_with_the_bench_reader_within_the_token_bounds(set3_arrivals):
+    for name, arrivals in set3_arrivals.items():
+        assert 6.0 <= len(arrivals) / (arrivals[-1].time + 1e-9) <= 20.0, name
+        assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
+
+
+def test_agent_sessions_come_in_clusters_at_22_calls_per_session(set3_arrivals):
+    """Sessions at 0.5/s of 22 calls on average: 11 req/s expected, but the count varies by ~6% (sd)
+    between seeds, as requests come 22 to a session, so the rate is held to 15%. The clustering is
+    what defines the trace: 10 s counts have a dispersion of ~3.5 (2.9-4.1 on seeds 0-15), a
+    Poisson trace's 1."""
+    arrivals = set3_arrivals["agent-sessions.csv"]
+    assert abs(len(arrivals) / (11.0 * 1500.0) - 1.0) < 0.15, len(arrivals)
+    times = [a.time for a in arrivals]
+    assert 1.3 <= dispersion(counts(times, 1.0, 1500.0)) <= 1.8
+    assert 2.5 <= dispersion(counts(times, 10.0, 1500.0)) <= 5.0
+    # outputs lognormal with median 200 (the cap at 4,096 cuts 2% of the upper tail, not the median)
+    assert abs(statistics.median(a.max_tokens for a in arrivals) / 200.0 - 1.0) < 0.1
+    # prompts grow per turn and are compacted before the window: long, but almost never at the cap
+    prompts = [a.prompt_tokens for a in arrivals]
+    assert statistics.median(prompts) > 2.5 * 2500 and sum(p == 16384 for p in prompts) < 0.01 * len(prompts)
+
+
+def test_batch_backfill_adds_a_paced_block_of_3600_requests(set3_arrivals):
+    arrivals = set3_arrivals["batch-backfill.csv"]
+    _, seconds, rate = unseen.set3_trace("batch-backfill", 0)
+    expected = integral(rate, 0.0, seconds)  # 7 req/s for 30 minutes plus 3,600
+    assert abs(len(arrivals) / expected - 1.0) < 0.05, (len(arrivals), expected)
+    per_s = counts([a.time for a in arrivals], 1.0, seconds)
+    start = max(range(len(per_s) - 240), key=lambda i: sum(per_s[i:i + 240]))
+    assert 470 <= start <= 850  # submitted in minutes 8-14
+    assert abs((sum(per_s[start:start + 240]) - 7 * 240) / 3600 - 1.0) < 0.05  # 3,600 over 4 minutes
+    # paced at 15 req/s, the block's 1 s counts vary only by the interactive Poisson part: 7/22 ~ 0.32
+    assert dispersion(per_s[start + 5:start + 235]) < 0.6
+    assert 0.8 <= dispersion(per_s[:start - 10] + per_s[start + 250:]) <= 1.2  # Poisson outside
+    # the batch's long mode (median 10,000 tokens): ~33% of the block's prompts above 7,000, ~10% outside
+    inside = [a.prompt_tokens for a in arrivals if start + 5 <= a.time < start + 235]
+    assert 0.25 <= sum(p > 7000 for p in inside) / len(inside) <= 0.41
+
+
+def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set3_arrivals):
+    arrivals = set3_arrivals["tenant-shift.csv"]
+    assert abs(len(arrivals) / (12.0 * 1800.0) - 1.0) < 0.05
+    per_min = counts([a.time for a in arrivals], 60.0, 1800.0)
+    assert dispersion(per_min) < 1.6  # a flat Poisson rate: 1 (0.9-1.2 on seeds 0-3)
+    minutes = [[a.max_tokens for a in arrivals if 60 * i <= a.time < 60 * i + 60] for i in range(30)]
+    # outputs above 1,000 tokens come only from the top client (86% of its uniform 500-4,096)
+    share = [sum(o > 1000 for o in m) / len(m) for m in minutes]
+    top = max(range(30 - 8), key=lambda i: sum(share[i:i + 8]))  # the 8-minute hold
+    assert abs(sum(share[top:top + 8]) / 8 / (0.6 * 3096 / 3596) - 1.0) < 0.1
+    assert max(share[:5]) < 0.15 and max(share[-3:]) < 0.15  # 10% of the requests before and after
+    work = [sum(m) for m in minutes]  # mean output ~500 tokens at a 10% share, ~1,500 at 60%
+    assert 2.6 <= sum(work[top:top + 8]) / 8 / (sum(work[:5]) / 5) <= 3.4
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "3"], "--set"),
+    (["--set", "4"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
