@@ -252,7 +252,11 @@ def flash_rate(onset: float) -> Rate:
 
 
 def clamp(value: float, cap: int) -> int:
-    return max(1, min(cap, int(round(value))))
+    return bounded(value, 1, cap)
+
+
+def bounded(value: float, low: int, high: int) -> int:
+    return max(low, min(high, int(round(value))))
 
 
 def bounded_power_law(rng: random.Random, low: float, high: float, exponent: float) -> float:
@@ -308,15 +312,20 @@ def gap_cv(times: list[float]) -> float:
     return statistics.pstdev(gaps) / statistics.fmean(gaps)
 
 
-def write_set2(out: Path, seed: int) -> None:
-    for name in SET2:
-        rows, seconds, _ = set2_trace(name, seed)
+def write_traces(out: Path, seed: int, names: tuple[str, ...], trace) -> None:
+    """Sets 2 and 3: each named trace (`trace(name, seed)` gives its rows and duration) written, and its figures printed."""
+    for name in names:
+        rows, seconds, _ = trace(name, seed)
         write_lines(out / f"{name}.csv", [HEADER] + [f"{stamp(t)},{p},{o}" for t, p, o in rows])
         times = [t for t, _, _ in rows]
         print(f"{out / name}.csv: {len(rows)} requests over {seconds / 60:.0f} minutes, "
               f"{len(rows) / seconds:.2f} req/s mean, inter-arrival CV {gap_cv(times):.2f}, "
               f"median prompt {statistics.median(p for _, p, _ in rows):.0f} / output "
               f"{statistics.median(o for _, _, o in rows):.0f} tokens")
+
+
+def write_set2(out: Path, seed: int) -> None:
+    write_traces(out, seed, SET2, set2_trace)
 
 
 # ---- set 3 ----------------------------------------------------------------------------------------
@@ -326,10 +335,6 @@ def lognormal_from(mean: float, sd: float) -> tuple[float, float]:
     """(mu, sigma) of the lognormal with this mean and standard deviation."""
     sigma2 = math.log(1.0 + (sd / mean) ** 2)
     return math.log(mean) - sigma2 / 2.0, math.sqrt(sigma2)
-
-
-def bounded(value: float, low: int, high: int) -> int:
-    return max(low, min(high, int(round(value))))
 
 
 def poisson_times(rng: random.Random, rate: float, start: float, end: float) -> list[float]:
@@ -451,13 +456,7 @@ def set3_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
 
 
 def write_set3(out: Path, seed: int) -> None:
-    for name in SET3:
-        rows, seconds, _ = set3_trace(name, seed)
-        write_lines(out / f"{name}.csv", [HEADER] + [f"{stamp(t)},{p},{o}" for t, p, o in rows])
-        print(f"{out / name}.csv: {len(rows)} requests over {seconds / 60:.0f} minutes, "
-              f"{len(rows) / seconds:.2f} req/s mean, inter-arrival CV {gap_cv([t for t, _, _ in rows]):.2f}, "
-              f"median prompt {statistics.median(p for _, p, _ in rows):.0f} / output "
-              f"{statistics.median(o for _, _, o in rows):.0f} tokens")
+    write_traces(out, seed, SET3, set3_trace)
 
 
 def main(argv: list[str] | None = None) -> int:
