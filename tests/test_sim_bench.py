@@ -74,6 +74,28 @@ def test_bench_is_deterministic_for_a_seed(tmp_path):
     assert (one / "results.json").read_text() == (two / "results.json").read_text()
 
 
+def test_bench_scores_several_traces_in_one_run_each_file_once(tmp_path):
+    one, two = azure_trace(tmp_path / "one.csv"), azure_trace(tmp_path / "two.csv", seconds=60, seed=4)
+    code, out = run_bench(tmp_path, one, "both", "--trace", str(two), "--trace", str(one),
+                          "--policies", "slo-scaler,static")
+    assert code == 0
+    rows = json.loads((out / "results.json").read_text())
+    assert {r["workload"] for r in rows} == {"one", "two"}
+    assert {r["seeds"] for r in rows} == {1}  # one.csv named twice is run once, not as a second seed
+    for name in ("frontier-one.png", "frontier-two.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bench_refuses_two_traces_with_one_name_before_running(tmp_path, capsys):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = azure_trace(tmp_path / "a" / "day.csv"), azure_trace(tmp_path / "b" / "day.csv", seed=5)
+    code, out = run_bench(tmp_path, first, "o", "--trace", str(second))
+    assert code == 2
+    assert "--trace: expected files with distinct names" in capsys.readouterr().out
+    assert not out.exists()
+
+
 def test_bench_refuses_a_broken_trace_naming_the_line(tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:00:00.1,10,5\n2023-11-16 18:00:01.1,ten,5\n")

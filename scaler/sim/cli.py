@@ -1,6 +1,6 @@
 """`slo-scaler bench`: compare scaling policies on simulated workloads, each tuned the same way.
 
-    slo-scaler bench [--workload NAME ... | --trace FILE] [--policies a,b,...] [--sweep] [--seeds N]
+    slo-scaler bench [--workload NAME ... | --trace FILE ...] [--policies a,b,...] [--sweep] [--seeds N]
                      [--target-attainment SHARE] [--ttft-slo SECONDS] [--tpot-slo SECONDS]
                      [--cold-start SECONDS] [--seed N] [--out DIR] [--jobs N]
 
@@ -74,6 +74,17 @@ def _share(name: str):
     return parse
 
 
+def _traces(paths: list[Path]) -> list[Path]:
+    """Each file once; results are keyed by a trace's name (its file stem), so two files with one
+    name would merge."""
+    seen: dict[str, Path] = {}
+    for path in dict.fromkeys(paths):
+        other = seen.setdefault(path.stem, path)
+        if other != path:
+            raise ValueError(f"--trace: expected files with distinct names, got {other} and {path} (both {path.stem!r})")
+    return list(seen.values())
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "bench", help="compare scaling policies on simulated bursts and real traces",
@@ -83,9 +94,10 @@ def register(subparsers) -> None:
     source.add_argument("--workload", action="append", choices=[*WORKLOADS, "all"], metavar="NAME",
                         help=f"a built-in workload, repeatable: {', '.join(WORKLOADS)} or all "
                              f"(default: {', '.join(DEFAULT_WORKLOADS)})")
-    source.add_argument("--trace", type=Path, metavar="FILE",
-                        help="an Azure CSV (TIMESTAMP,ContextTokens,GeneratedTokens) or Mooncake JSONL trace; "
-                             "the fleet is sized from the trace")
+    source.add_argument("--trace", type=Path, action="append", metavar="FILE",
+                        help="an Azure CSV (TIMESTAMP,ContextTokens,GeneratedTokens) or Mooncake JSONL trace, "
+                             "repeatable (each named by its file name without the suffix); the fleet is sized "
+                             "from the trace")
     parser.add_argument("--policies", type=_policies, default=list(POLICIES), metavar="LIST",
                         help=f"comma-separated, default all: {','.join(POLICIES)} (ablation: {','.join(ABLATIONS)})")
     parser.add_argument("--sweep", action="store_true",
@@ -121,11 +133,13 @@ def main(args: argparse.Namespace) -> int:
     seeds = [args.seed + i for i in range(args.seeds)]
     workloads: dict[str, list] = {}
     try:
+        traces = _traces(args.trace) if args.trace is not None else None
         with console.status("building workloads and calibrating the replica model"):
             for seed in seeds:
-                if args.trace is not None:
-                    w = trace_file(args.trace, setup, seed)
-                    workloads.setdefault(w.name, []).append(w)
+                if traces is not None:
+                    for path in traces:
+                        w = trace_file(path, setup, seed)
+                        workloads.setdefault(w.name, []).append(w)
                     continue
                 for name in dict.fromkeys(names):
                     if name in BUILTIN_TRACES:
