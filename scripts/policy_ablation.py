@@ -38,7 +38,11 @@ default configuration (one configuration for every workload, never tuned) and fo
 - batch-now: the batch term counts the running requests only, not the batch the arrivals
   sustain (`R x lambda / mu` while arrivals outpace completions; the previous term);
 - free-slots-now: RED reads the free batch slots from the latest snapshot alone (the previous
-  admission), not as those no reading of the last budget had taken.
+  admission), not as those no reading of the last budget had taken;
+- floor-one: without `render`'s floor (minReplicas 1, the fleet starting at the bench's opening
+  size), to show what the floor costs or saves;
+- short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes (a probe
+  of the history's memory, not a candidate: the half-life is not tuned on the scoreboard).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
 
@@ -52,7 +56,7 @@ controls); and, when no-shedding ran too, the seeds on which it beats the varian
         [--knob 0.8] [--jobs 2] [--only slo-scaler,slo-scaler-no-shedding]
 
 `--knob` runs every variant at that targetUtilization instead of the default (a tuned point, say);
-`--trace` adds trace files (scripts/unseen_traces.py writes three), scored the same way.
+`--trace` adds trace files (scripts/unseen_traces.py writes three a set), scored the same way.
 """
 
 from __future__ import annotations
@@ -292,10 +296,30 @@ class FreeSlotsNow(Variant):
     patch = (SignalWindow, "peak_in_flight", lambda window, since: window.latest.waiting + window.latest.running)
 
 
+class FloorOne(Variant):
+    """Without `render`'s floor: minReplicas 1, the fleet starting at the bench's opening size."""
+    name = "ours-floor-one"
+
+    def __init__(self, ctx, knob_value=None):
+        super().__init__(ctx, knob_value)
+        self.floor = 1
+        self.keda = replace(self.keda, hpa=replace(self.keda.hpa, min_replicas=1))
+        self.keda_state = SloScaler.keda_state(self, self.keda)  # the instance attribute hides the method
+
+    def initial_replicas(self):
+        return self.ctx.sizing.initial
+
+
+class ShortBurstMemory(Variant):
+    """Bursts forgotten with a 5-minute half-life instead of 20 minutes."""
+    name = "ours-short-burst-memory"
+    patch = (headroom, "HISTORY_HALF_LIFE_S", 300.0)
+
+
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
-            NoBatchNeed, BatchNow, FreeSlotsNow)
+            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
