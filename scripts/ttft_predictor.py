@@ -9,7 +9,10 @@ predicted, the mean absolute error of the window p95s, and how often the window'
 SLO" verdict agrees; the same for the request-count predictor (queue wait + expected prefill,
 no batch) for comparison.
 
-    python scripts/ttft_predictor.py [--workload standard-burst --workload azure-code] [--seed 0]
+    python scripts/ttft_predictor.py [--workload standard-burst --workload azure-code] [--trace FILE ...] [--seed 0]
+
+`--trace` adds trace files as `slo-scaler bench --trace` reads them (scripts/unseen_traces.py
+writes three a set).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from scaler.sim.policies.base import Policy  # noqa: E402
 from scaler.sim.setup import Setup  # noqa: E402
 from scaler.sim.simulation import simulate  # noqa: E402
 from scaler.sim.sweep import context  # noqa: E402
-from scaler.sim.workload import build  # noqa: E402
+from scaler.sim.workload import WORKLOADS, build, trace_file  # noqa: E402
 
 WINDOW_S = 10
 
@@ -108,14 +111,22 @@ def judge(record, predicted: dict[int, float], slo: float) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workload", action="append")
+    parser.add_argument("--workload", action="append", choices=WORKLOADS)
+    parser.add_argument("--trace", action="append", type=Path, default=[],
+                        help="an Azure CSV or Mooncake JSONL trace, as `slo-scaler bench --trace` reads it (repeatable)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    for path in args.trace:
+        if not path.is_file():
+            parser.error(f"--trace {path}: no such file")
+    sources = [(name, lambda setup, name=name: build(name, setup, args.seed))
+               for name in args.workload or ([] if args.trace else ["standard-burst", "azure-code"])]
+    sources += [(path.stem, lambda setup, path=path: trace_file(path, setup, args.seed)) for path in args.trace]
     setup = Setup(seed=args.seed)
     print(f"{'workload':15s} {'fleet':12s} {'windows':>7s} {'over SLO':>8s} | {'measured p95':>12s} | "
           f"{'batch-aware: p95':>16s} {'MAE':>6s} {'verdict':>7s} | {'count-only: p95':>15s} {'MAE':>6s} {'verdict':>7s}")
-    for name in args.workload or ["standard-burst", "azure-code"]:
-        workload = build(name, setup, args.seed)
+    for name, load in sources:
+        workload = load(setup)
         ctx = context(workload, setup, args.seed)  # as the bench builds it (tuning window, clock phases)
         initial = workload.sizing.initial
         fleets = [(f"fixed-{n}", Fixed(ctx, n)) for n in sorted({initial, initial + 1, 2 * initial})]
