@@ -24,7 +24,7 @@ from rich.table import Table
 from scaler.sim import bench, report
 from scaler.sim.policies import ABLATIONS, POLICIES
 from scaler.sim.setup import ColdStart, Setup
-from scaler.sim.workload import BUILTIN_TRACES, DEFAULT_WORKLOADS, TRACES_DIR, WORKLOADS, build, builtin_trace, trace_file
+from scaler.sim.workload import BUILTIN_TRACES, DEFAULT_WORKLOADS, TRACES_DIR, WORKLOADS, build, builtin_trace, trace_workloads
 from scaler.workloads import TraceError
 
 
@@ -133,20 +133,18 @@ def main(args: argparse.Namespace) -> int:
     seeds = [args.seed + i for i in range(args.seeds)]
     workloads: dict[str, list] = {}
     try:
-        traces = _traces(args.trace) if args.trace is not None else None
         with console.status("building workloads and calibrating the replica model"):
-            for seed in seeds:
-                if traces is not None:
-                    for path in traces:
-                        w = trace_file(path, setup, seed)
-                        workloads.setdefault(w.name, []).append(w)
-                    continue
-                for name in dict.fromkeys(names):
-                    if name in BUILTIN_TRACES:
-                        w = builtin_trace(name, setup, seed, args.traces_dir)
-                    else:
-                        w = build(name, setup, seed)
-                    workloads.setdefault(name, []).append(w)
+            if args.trace is not None:
+                for path in _traces(args.trace):  # each file read once, calibrated per seed
+                    workloads[path.stem] = trace_workloads(path, setup, seeds)
+            else:
+                for seed in seeds:
+                    for name in dict.fromkeys(names):
+                        if name in BUILTIN_TRACES:
+                            w = builtin_trace(name, setup, seed, args.traces_dir)
+                        else:
+                            w = build(name, setup, seed)
+                        workloads.setdefault(name, []).append(w)
     except (TraceError, ValueError) as exc:
         console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         return 2

@@ -156,13 +156,19 @@ def builtin_trace(name: str, setup: Setup, seed: int, traces_dir: Path = TRACES_
                    calibration)
 
 
-def trace_file(path: str | Path, setup: Setup, seed: int) -> Workload:
-    """A user's trace, as is (no rate scaling): the fleet is sized from the trace."""
+def trace_workloads(path: str | Path, setup: Setup, seeds: list[int]) -> list[Workload]:
+    """A user's trace, as is (no rate scaling), read once and calibrated per seed: the fleet is
+    sized from the trace."""
     arrivals = load_trace(path)
     duration = arrivals[-1].time + 1.0
     rate = len(arrivals) / duration
     description = f"{Path(path).name}: {len(arrivals)} requests over {duration:.0f} s ({rate:.2f} req/s mean)"
-    return _finish(Path(path).stem, description, arrivals, duration, busiest_window(arrivals, duration), setup, seed)
+    burst = busiest_window(arrivals, duration)
+    return [_finish(Path(path).stem, description, arrivals, duration, burst, setup, seed) for seed in seeds]
+
+
+def trace_file(path: str | Path, setup: Setup, seed: int) -> Workload:
+    return trace_workloads(path, setup, [seed])[0]
 
 
 WORKLOADS = ("standard-burst", "azure-code", "azure-conv", "mooncake", "tenant-mix")
