@@ -2,10 +2,11 @@
 
 `scaler.sim.calibrate.saturated_throughput` starts every sampled request at once and counts the
 completions over their middle 60%; its sample is SAMPLE_SIZE requests drawn per seed. This probe
-prints, per workload, that capacity over seeds (min-max and spread) beside a closed-loop one: the
-replica kept full by replacing each finished request with the next of the same sample (cycled),
-completions/s after the first `--warm` (what the policy core learns as mu / N while a queue
-stands), at the same sample size and at `--large`. Nothing in the bench reads the closed loop.
+prints, per workload, that capacity over seeds (min-max and spread) at the bench's sample size and
+at `--large`, beside a closed-loop one at both sizes: the replica kept full by replacing each
+finished request with the next of the same sample (cycled), completions/s after the first
+`--warm` (what the policy core learns as mu / N while a queue stands); and the mean output of the
+bench's samples. Nothing in the bench reads the closed loop.
 
     python scripts/calibration_spread.py [--workload azure-code ...] [--trace FILE ...] [--seeds 5]
 """
@@ -13,7 +14,7 @@ stands), at the same sample size and at `--large`. Nothing in the bench reads th
 from __future__ import annotations
 
 import argparse
-import random
+import statistics
 import sys
 from pathlib import Path
 
@@ -25,8 +26,13 @@ from scaler.sim.setup import Setup  # noqa: E402
 from scaler.sim.workload import WORKLOADS, build  # noqa: E402
 from scaler.workloads import load_trace  # noqa: E402
 
+# The closed loop's defaults: a sample four times the bench's, completions counted after the first
+# WARM (the batch turned over once).
+LARGE, COMPLETIONS, WARM = 2400, 3000, 600
 
-def closed_loop(params: EngineParams, sample: list[tuple[int, int]], completions: int, warm: int) -> float:
+
+def closed_loop(params: EngineParams, sample: list[tuple[int, int]], completions: int = COMPLETIONS,
+                warm: int = WARM) -> float:
     """Completions per second of one replica holding len(sample) requests, each finished one replaced."""
     replica, now, issued, done = Replica(params), 0.0, 0, []
 
@@ -56,9 +62,9 @@ def main() -> None:
     parser.add_argument("--workload", action="append", choices=WORKLOADS)
     parser.add_argument("--trace", action="append", type=Path, default=[])
     parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--large", type=int, default=2400, help="the larger sample size (default 2400)")
-    parser.add_argument("--completions", type=int, default=3000)
-    parser.add_argument("--warm", type=int, default=600)
+    parser.add_argument("--large", type=int, default=LARGE, help=f"the larger sample size (default {LARGE})")
+    parser.add_argument("--completions", type=int, default=COMPLETIONS)
+    parser.add_argument("--warm", type=int, default=WARM)
     args = parser.parse_args()
     for path in args.trace:
         if not path.is_file():
@@ -69,23 +75,17 @@ def main() -> None:
     sources = [(name, lambda name=name: list(build(name, setup, 0).arrivals))
                for name in args.workload or ([] if args.trace else list(WORKLOADS))]
     sources += [(path.stem, lambda path=path: load_trace(path)) for path in args.trace]
-    small = calibrate.SAMPLE_SIZE
-    print(f"{'workload':18s} {'bench (n=' + str(small) + ')':>24s} {'closed loop (n=' + str(small) + ')':>24s} "
-          f"{'closed loop (n=' + str(args.large) + ')':>24s}")
+    sizes = (calibrate.SAMPLE_SIZE, args.large)
+    columns = [f"{method} (n={n})" for method in ("bench", "closed loop") for n in sizes]
+    print(f"{'workload':18s} " + " ".join(f"{c:>24s}" for c in columns) + f" {'mean output (n=' + str(sizes[0]) + ')':>22s}")
     for name, load in sources:
         arrivals = load()
-        seeds = range(args.seeds)
-        bench = [calibrate.capacity_rps(setup.params, arrivals, s) for s in seeds]
-        loops = {}
-        for n in (small, args.large):
-            loops[n] = [closed_loop(setup.params, _sample(arrivals, s, n), args.completions, args.warm) for s in seeds]
-        print(f"{name:18s} {spread(bench):>24s} {spread(loops[small]):>24s} {spread(loops[args.large]):>24s}", flush=True)
-
-
-def _sample(arrivals, seed: int, size: int) -> list[tuple[int, int]]:
-    rng = random.Random(seed)
-    chosen = rng.sample(arrivals, size) if len(arrivals) > size else arrivals
-    return [(a.prompt_tokens, a.max_tokens) for a in chosen]
+        samples = {n: [calibrate._sample(arrivals, s, n) for s in range(args.seeds)] for n in sizes}
+        bench = [[calibrate.saturated_throughput(setup.params, sample) for sample in samples[n]] for n in sizes]
+        loops = [[closed_loop(setup.params, sample, args.completions, args.warm) for sample in samples[n]] for n in sizes]
+        outputs = [statistics.fmean(o for _, o in sample) for sample in samples[sizes[0]]]
+        cells = " ".join(f"{spread(values):>24s}" for values in (*bench, *loops))
+        print(f"{name:18s} {cells} {min(outputs):10.0f}-{max(outputs):<11.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -129,12 +129,12 @@ def safe_concurrency(params: EngineParams, lengths: list[tuple[int, int]], targe
     return best.concurrency if best else 1
 
 
-def _sample(arrivals: list[Arrival], seed: int) -> list[tuple[int, int]]:
+def _sample(arrivals: list[Arrival], seed: int, size: int = SAMPLE_SIZE) -> list[tuple[int, int]]:
     if not arrivals:
         raise ValueError("arrivals: expected at least one request to calibrate on")
     rng = random.Random(seed)
     return [(a.prompt_tokens, a.max_tokens) for a in
-            (rng.sample(arrivals, SAMPLE_SIZE) if len(arrivals) > SAMPLE_SIZE else arrivals)]
+            (rng.sample(arrivals, size) if len(arrivals) > size else arrivals)]
 
 
 def capacity_rps(params: EngineParams, arrivals: list[Arrival], seed: int) -> float:
