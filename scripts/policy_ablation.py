@@ -42,9 +42,12 @@ default configuration (one configuration for every workload, never tuned) and fo
 - floor-one: without `render`'s floor (minReplicas 1, the fleet starting at the bench's opening
   size), to show what the floor costs or saves;
 - short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes (a probe
-  of the history's memory, not a candidate: the half-life is not tuned on the scoreboard).
+  of the history's memory, not a candidate: the half-life is not tuned on the scoreboard);
+- closed-loop-capacity: ours planning on the capacity a closed loop measures
+  (scripts/calibration_spread.py) instead of the bench's calibration (a probe of the calibration).
 
-It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO.
+It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
+`render`'s floor per seed at the knob, with the traffic profile it is derived from.
 
 Prints, per workload, each variant's SLO attainment (TTFT and TPOT), TTFT-only attainment,
 GPU-seconds and TTFT p99 on the evaluation window: mean and min-max over the seeds; the TTFT p99
@@ -78,10 +81,11 @@ from scaler.policy import excursions, headroom  # noqa: E402
 from scaler.policy.predict import Prediction  # noqa: E402
 from scaler.policy.signals import RECENT_S, SignalWindow  # noqa: E402
 from scaler.sim import calibrate, policies  # noqa: E402
-from scaler.sim.policies.slo_scaler import SloScaler  # noqa: E402
+from scaler.sim.policies.slo_scaler import SloScaler, policy_config, replica_floor  # noqa: E402
 from scaler.sim.setup import Setup  # noqa: E402
 from scaler.sim.sweep import context, run_point  # noqa: E402
-from scaler.sim.workload import WORKLOADS, build, trace_file  # noqa: E402
+from scaler.sim.workload import WORKLOADS, build, trace_file, traffic_profile  # noqa: E402
+from scripts.calibration_spread import LARGE, closed_loop  # noqa: E402
 
 decide_module = importlib.import_module("scaler.policy.decide")  # the module, not the function
 estimate_module = importlib.import_module("scaler.policy.estimate")
@@ -300,13 +304,11 @@ class FloorOne(Variant):
     """Without `render`'s floor: minReplicas 1, the fleet starting at the bench's opening size."""
     name = "ours-floor-one"
 
-    def __init__(self, ctx, knob_value=None):
-        super().__init__(ctx, knob_value)
-        self.floor = 1
-        self.keda = replace(self.keda, hpa=replace(self.keda.hpa, min_replicas=1))
-        self.keda_state = SloScaler.keda_state(self, self.keda)  # the instance attribute hides the method
+    @property
+    def min_replicas(self) -> int:
+        return 1
 
-    def initial_replicas(self):
+    def initial_replicas(self) -> int:
         return self.ctx.sizing.initial
 
 
@@ -316,14 +318,31 @@ class ShortBurstMemory(Variant):
     patch = (headroom, "HISTORY_HALF_LIFE_S", 300.0)
 
 
+class ClosedLoopCapacity(Variant):
+    """Ours planning on the capacity a closed loop measures (scripts/calibration_spread.py, on its
+    larger sample of the seed's arrivals) instead of the bench's calibrated one; floor included."""
+    name = "ours-closed-loop-capacity"
+
+    def __init__(self, ctx, knob_value=None):
+        capacity = closed_loop(ctx.setup.params, calibrate._sample(ctx.arrivals, ctx.seed, LARGE))
+        super().__init__(replace(ctx, calibration=replace(ctx.calibration, capacity_rps=capacity)), knob_value)
+
+
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
-            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory)
+            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory,
+            ClosedLoopCapacity)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
 _BUILT: dict[tuple[str, int], object] = {}
+
+
+def floor_at(ctx, knob: float | None) -> int:
+    """minReplicas as ours deploys it at this knob (None: the default)."""
+    config = policy_config(ctx) if knob is None else policy_config(ctx, knob)
+    return replica_floor(ctx, config)
 
 
 def _run(task):
@@ -359,6 +378,11 @@ def main() -> None:
         judged = [_BUILT[(name, seed)].calibration.safe_concurrency for seed in seeds]
         alone = [ttft_only_slots(context(_BUILT[(name, seed)], setup, seed)) for seed in seeds]
         print(f"{name}: safe concurrency per seed, judged on TTFT and TPOT {judged}; on TTFT alone {alone}", flush=True)
+        contexts = [context(_BUILT[(name, seed)], setup, seed) for seed in seeds]
+        base, peak, growth = traffic_profile(contexts[0].arrivals, contexts[0].tune_end_s)
+        print(f"{name}: render's floor per seed at targetUtilization {args.knob or 'default'}: "
+              f"{[floor_at(ctx, args.knob) for ctx in contexts]} (first seed's traffic profile: base {base:.2f} "
+              f"req/s, 1-minute peak {peak:.2f}, growth {growth:.3f} req/s per s)", flush=True)
     variants = ["slo-scaler", "slo-scaler-no-shedding", *(cls.name for cls in VARIANTS)]
     if args.only:
         variants = [v for v in variants if v in args.only.split(",")]

@@ -4,7 +4,6 @@ policy core as it found it (variants patch module attributes only while they dec
 from __future__ import annotations
 
 import importlib.util
-from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -42,21 +41,11 @@ def test_every_variant_runs_a_short_trace_and_restores_what_it_patched(ablation,
     assert headroom.HISTORY_HALF_LIFE_S == half_life
 
 
-def steady_trace(path, rate=40.0, seconds=90):
-    start = datetime(2023, 11, 16, 18, 0, 0)
-    lines = ["TIMESTAMP,ContextTokens,GeneratedTokens"]
-    for i in range(int(rate * seconds)):
-        stamp = (start + timedelta(seconds=i / rate)).strftime("%Y-%m-%d %H:%M:%S.%f")
-        lines.append(f"{stamp},{1000 + 37 * (i % 50)},{100 + 7 * (i % 30)}")
-    path.write_text("\n".join(lines))
-    return path
-
-
 def test_floor_one_deploys_min_replicas_1_where_ours_deploys_renders_floor(ablation, tmp_path):
     setup = Setup(cold_start=ColdStart(median_s=10.0))
-    w = trace_file(steady_trace(tmp_path / "steady.csv"), setup, 0)
+    w = trace_file(azure_trace(tmp_path / "busy.csv", base_rps=40.0), setup, 0)
     ctx = context(w, setup, 0)
     ours, bare = ablation.SloScaler(ctx, 0.5), ablation.FloorOne(ctx, 0.5)
-    assert ours.keda.hpa.min_replicas == ours.floor > 1  # 40 req/s steady: render's floor is above 1
+    assert ours.keda.hpa.min_replicas == ours.floor > 1  # 40 req/s: render's floor is above 1
     assert bare.keda.hpa.min_replicas == bare.min_replicas == 1
     assert bare.initial_replicas() == ctx.sizing.initial

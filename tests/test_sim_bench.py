@@ -19,12 +19,12 @@ KEYS = {"workload", "policy", "knob", "knob_value", "point", "window", "seeds"}
 STATS = ("slo_attainment", "ttft_attainment", "gpu_seconds", "ttft_p99_s", "tpot_p99_s", "refusal_rate")
 
 
-def azure_trace(path, seconds=90, seed=3):
+def azure_trace(path, seconds=90, seed=3, base_rps=6.0):
     rng = random.Random(seed)
     start = datetime(2023, 11, 16, 18, 0, 0)
     lines, t = ["TIMESTAMP,ContextTokens,GeneratedTokens"], 0.0
     while t < seconds:
-        rate = 40.0 if 40 <= t < 50 else 6.0  # a 10 s burst
+        rate = 40.0 if 40 <= t < 50 else base_rps  # a 10 s burst
         t += rng.expovariate(rate)
         stamp = (start + timedelta(seconds=t)).strftime("%Y-%m-%d %H:%M:%S.%f") + "0"
         lines.append(f"{stamp},{rng.randint(50, 3000)},{rng.randint(5, 200)}")
