@@ -42,9 +42,7 @@ default configuration (one configuration for every workload, never tuned) and fo
 - floor-one: without `render`'s floor (minReplicas 1, the fleet starting at the bench's opening
   size), to show what the floor costs or saves;
 - short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes (a probe
-  of the history's memory, not a candidate: the half-life is not tuned on the scoreboard);
-- closed-loop-capacity: ours planning on the capacity a closed loop measures
-  (scripts/calibration_spread.py) instead of the bench's calibration (a probe of the calibration).
+  of the history's memory, not a candidate: the half-life is not tuned on the scoreboard).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.
@@ -85,7 +83,6 @@ from scaler.sim.policies.slo_scaler import SloScaler, policy_config, replica_flo
 from scaler.sim.setup import Setup  # noqa: E402
 from scaler.sim.sweep import context, run_point  # noqa: E402
 from scaler.sim.workload import WORKLOADS, build, trace_file, traffic_profile  # noqa: E402
-from scripts.calibration_spread import LARGE, closed_loop  # noqa: E402
 
 decide_module = importlib.import_module("scaler.policy.decide")  # the module, not the function
 estimate_module = importlib.import_module("scaler.policy.estimate")
@@ -318,21 +315,10 @@ class ShortBurstMemory(Variant):
     patch = (headroom, "HISTORY_HALF_LIFE_S", 300.0)
 
 
-class ClosedLoopCapacity(Variant):
-    """Ours planning on the capacity a closed loop measures (scripts/calibration_spread.py, on its
-    larger sample of the seed's arrivals) instead of the bench's calibrated one; floor included."""
-    name = "ours-closed-loop-capacity"
-
-    def __init__(self, ctx, knob_value=None):
-        capacity = closed_loop(ctx.setup.params, calibrate._sample(ctx.arrivals, ctx.seed, LARGE))
-        super().__init__(replace(ctx, calibration=replace(ctx.calibration, capacity_rps=capacity)), knob_value)
-
-
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
-            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory,
-            ClosedLoopCapacity)
+            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
