@@ -125,7 +125,7 @@ def _backlog(params: EngineParams, mix: list[tuple[int, int]], rate_rps: float, 
 def test_saturated_throughput_is_the_rate_one_replica_keeps_up_with_on_a_heavy_tailed_mix():
     """The capacity every policy plans on: arrivals 15% below it leave no queue after 10 minutes,
     15% above it a standing one. (Starting the sample at once and counting its middle 60% read
-    4x this on the same mix: the long outputs finished after the counted share.)"""
+    4x this on the same mix in an ad-hoc probe: the long outputs finished after the counted share.)"""
     from scaler.sim.calibrate import saturated_throughput
 
     params, rng = EngineParams(), random.Random(3)

@@ -57,23 +57,24 @@ def _fits(params: EngineParams, prompt: int, output: int) -> tuple[int, int]:
     return max(1, min(prompt, params.max_model_len - output)), output
 
 
-def saturated_throughput(params: EngineParams, lengths: list[tuple[int, int]], seed: int) -> float:
+def saturated_throughput(params: EngineParams, lengths: list[tuple[int, int]], seed: int,
+                         completions: int = MEASURED_COMPLETIONS) -> float:
     """Completions per second of one replica whose waiting queue never empties: more requests in
     flight than its batch can hold, each finished one replaced at once by a random draw from
-    `lengths`, counted over MEASURED_COMPLETIONS after as many completions as were in flight at
+    `lengths`, counted over `completions` after as many completions as were in flight at
     the start (the opening requests start together, and the short ones finish first).
 
     Two earlier measurements read high on heavy-tailed mixes: starting the sample at once and
     counting its middle 60% of completions (1.6x on a Zipf mix: the long requests finished after
     the counted share), and replacing each request by the next of the sample in order (one pass
     read 1.5x the long-run rate on a 10%-long mix: the same clumps of long requests came round
-    every pass). Random draws converge: within 3% of a 12,000-completion run by 4,800, on that mix,
-    diurnal-chat's and agent-sessions'."""
+    every pass); both figures are from ad-hoc probes when this was written. Random draws converge:
+    `scripts/calibration_spread.py` prints the 4,800-completion figure beside a 12,000 one."""
     rng = random.Random(seed)
     in_flight = max(len(lengths), params.max_num_seqs + 1)
-    started = _keep_full(params, lambda: rng.choice(lengths), in_flight, stop_after=in_flight + MEASURED_COMPLETIONS)
+    started = _keep_full(params, lambda: rng.choice(lengths), in_flight, stop_after=in_flight + completions)
     done = sorted(r.finish_time for r in started if r.finish_time is not None)
-    return (MEASURED_COMPLETIONS - 1) / (done[-1] - done[-MEASURED_COMPLETIONS])
+    return (completions - 1) / (done[-1] - done[-completions])
 
 
 def _keep_full(params: EngineParams, draw: Callable[[], tuple[int, int]], concurrency: int,
