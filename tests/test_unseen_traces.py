@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 and 3 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 4 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ SET2_SEED0 = {
     "gamma-api.csv": "0a436a718f162d211bb34f8df5952b8d1624b3f62211f9bc637d6b7b5c61fe72",
 }
 SET3_FILES = ("agent-sessions.csv", "batch-backfill.csv", "tenant-shift.csv")
+SET4_FILES = ("mmpp-api.csv", "morning-ramp.csv", "cron-minutes.csv")
 
 
 def digests(directory: Path) -> dict[str, str]:
@@ -73,6 +74,18 @@ def set3(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def set3_arrivals(set3) -> dict[str, list]:
     return {name: load_trace(set3 / name) for name in SET3_FILES}
+
+
+@pytest.fixture(scope="module")
+def set4(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("set4")
+    assert unseen.main(["--out", str(out), "--seed", "0", "--set", "4"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def set4_arrivals(set4) -> dict[str, list]:
+    return {name: load_trace(set4 / name) for name in SET4_FILES}
 
 
 def test_set1_is_the_default_and_unchanged_byte_for_byte(tmp_path):
@@ -216,8 +229,116 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set3_arrivals):
     assert 2.6 <= sum(work[top:top + 8]) / 8 / (sum(work[:5]) / 5) <= 3.4
 
 
+def test_set4_is_deterministic_per_seed(tmp_path, set4):
+    assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", "4"]) == 0
+    assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", "4"]) == 0
+    first, again, other = digests(set4), digests(tmp_path / "again"), digests(tmp_path / "other")
+    assert sorted(first) == sorted(SET4_FILES)  # nothing else written, no temporary file left
+    assert again == first
+    assert all(other[name] != first[name] for name in SET4_FILES)
+
+
+def test_set4_traces_parse_with_the_bench_reader_within_the_token_bounds(set4_arrivals):
+    for name, arrivals in set4_arrivals.items():
+        assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
+        assert 6.0 <= len(arrivals) / 1200.0 <= 12.0, name
+        assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
+
+
+def shifted(name: str, arrivals: list) -> tuple[list[float], float, object]:
+    """The arrival times on the generator's clock (the reader counts from the first request), the
+    duration and the trace's expected rate."""
+    rows, seconds, rate = unseen.set4_trace(name, 0)
+    return [a.time + rows[0][0] for a in arrivals], seconds, rate
+
+
+def test_set4_traces_hold_their_expected_count(set4_arrivals):
+    """The request count matches the integral of the expected rate (for mmpp-api, of the realised state
+    path) within 5%: 0.973-1.022 on seeds 0-15."""
+    for name in unseen.SET4:
+        times, seconds, rate = shifted(name, set4_arrivals[f"{name}.csv"])
+        expected = integral(rate, 0.0, seconds)
+        assert abs(len(times) / expected - 1.0) < 0.05, (name, len(times), expected)
+
+
+def mmpp_shape(times: list[float], rate, seconds: float) -> dict[str, float]:
+    busy_s = integral(lambda t: rate(t) == unseen.MMPP_RATES[1], 0.0, seconds, 0.1)
+    busy_n = sum(1 for t in times if rate(t) == unseen.MMPP_RATES[1])
+    return {"busy": busy_n / busy_s, "quiet": (len(times) - busy_n) / (seconds - busy_s),
+            "d1": dispersion(counts(times, 1.0, seconds)), "d10": dispersion(counts(times, 10.0, seconds))}
+
+
+def test_mmpp_api_alternates_between_a_quiet_and_a_busy_state(set4_arrivals):
+    """Poisson at 6 req/s in the quiet state and 18 in the busy one (measured on seeds 0-15 within the
+    realised sojourns: 5.88-6.15 and 17.5-18.7). The state's memory of tens of seconds is what makes
+    the trace bursty: 10 s counts have a dispersion of ~24 (15.4-27.3 on seeds 0-15; the MMPP's formula
+    gives 23.8), 1 s counts ~3.9 (3.2-4.3), where a Poisson trace has 1."""
+    arrivals = set4_arrivals["mmpp-api.csv"]
+    times, seconds, rate = shifted("mmpp-api", arrivals)
+    shape = mmpp_shape(times, rate, seconds)
+    assert abs(shape["quiet"] / 6.0 - 1.0) < 0.08 and abs(shape["busy"] / 18.0 - 1.0) < 0.08, shape
+    assert 12.0 <= shape["d10"] <= 35.0 and 2.7 <= shape["d1"] <= 5.0, shape
+    # ServeGen's forms: outputs exponential with mean 250, so their median is 250 ln 2 = 173 (+-10%)
+    assert abs(statistics.median(a.max_tokens for a in arrivals) / (250 * math.log(2)) - 1.0) < 0.1
+
+
+def ramp_shape(times: list[float], rate, seconds: float) -> dict[str, float]:
+    per_10s = counts(times, 10.0, seconds)
+    expected = [integral(rate, 10.0 * i, 10.0 * i + 10.0, 0.5) for i in range(len(per_10s))]
+    return {"early": sum(1 for t in times if t < 120.0) / 120.0,  # before the earliest onset
+            "late": sum(1 for t in times if t >= 1020.0) / 180.0,  # after the latest end of the rise
+            "chi2": sum((n - e) ** 2 / e for n, e in zip(per_10s, expected)) / len(per_10s)}
+
+
+def test_morning_ramp_rises_from_5_to_13_requests_per_second_and_holds(set4_arrivals):
+    """5 req/s before the seeded onset (minutes 2-5), 13 on the plateau, Poisson around the curve. On
+    seeds 0-15: 4.68-5.35 in the first 2 minutes, 12.5-13.4 in the last 3, their ratio 2.40-2.83 (2.6
+    stated), and the 10 s counts' squared deviation from the curve per expected request 0.81-1.22 (a
+    Poisson trace's 1)."""
+    times, seconds, rate = shifted("morning-ramp", set4_arrivals["morning-ramp.csv"])
+    shape = ramp_shape(times, rate, seconds)
+    assert abs(shape["early"] / 5.0 - 1.0) < 0.12 and abs(shape["late"] / 13.0 - 1.0) < 0.06, shape
+    assert 2.2 <= shape["late"] / shape["early"] <= 3.0, shape
+    assert 0.7 <= shape["chi2"] <= 1.35, shape
+
+
+def cron_spikes(times: list[float], seconds: float) -> tuple[list[int], list[float], list[int]]:
+    """The seconds in which a firing starts (found as runs of 1 s counts of 30 or more: the 7 req/s
+    base never reaches that), each firing's requests above the base (from a second before to 6 s after;
+    the delay passes 6 s for 1% of them; a firing in the last 6 s, cut short by the end, is left out),
+    and the 1 s counts away from the firings."""
+    per_s = counts(times, 1.0, seconds)
+    starts: list[int] = []
+    for i, n in enumerate(per_s):
+        if n >= 30 and not (starts and i - starts[-1] <= 5):
+            starts.append(i)
+    sizes = [sum(1 for t in times if s - 1 <= t < s + 6) - 7 * unseen.CRON_BASE for s in starts if s + 6 <= seconds]
+    away = [n for i, n in enumerate(per_s) if all(not s - 2 <= i < s + 8 for s in starts)]
+    return starts, sizes, away
+
+
+def test_cron_minutes_fires_at_every_minute_and_harder_every_five(set4_arrivals):
+    """90 requests on average at each minute boundary, 330 at each five-minute one (90 + 240), within a
+    few seconds, on a Poisson base of 7 req/s. On seeds 0-15: 20 firings found (19 allowed: one in the
+    last second can be too small to see), 59-61 s apart; the minute firings 84-96 requests on average
+    (53-128 each), the five-minute ones 311-346 on average (294-379 each), so 200 tells them apart; the
+    base between firings 6.80-7.19 req/s with 1 s dispersion 0.92-1.11; the busiest second 18-27x the
+    mean rate."""
+    arrivals = set4_arrivals["cron-minutes.csv"]
+    times, seconds, _ = shifted("cron-minutes", arrivals)
+    starts, sizes, away = cron_spikes(times, seconds)
+    assert len(starts) in (19, 20) and all(59 <= b - a <= 61 for a, b in zip(starts, starts[1:])), starts
+    five = [i for i, n in enumerate(sizes) if n > 200]
+    assert len(five) in (3, 4) and all(b - a == 5 for a, b in zip(five, five[1:])), (sizes, five)  # every fifth
+    minute = [n for i, n in enumerate(sizes) if i not in five]
+    assert 75.0 <= statistics.fmean(minute) <= 110.0 and min(minute) >= 40, minute
+    assert 280.0 <= statistics.fmean(sizes[i] for i in five) <= 380.0, sizes
+    assert abs(statistics.fmean(away) / unseen.CRON_BASE - 1.0) < 0.06 and 0.8 <= dispersion(away) <= 1.3
+    assert max(counts(times, 1.0, seconds)) >= 12 * len(times) / seconds
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "4"], "--set"),
+    (["--set", "5"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
