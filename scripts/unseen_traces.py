@@ -144,9 +144,51 @@ scaler/workloads/traces_data/SOURCES.md, which measures the public Azure 2023 tr
   (the timestamps still start at 09:00:00). The busiest second holds ~23x the mean rate (18-27x on
   seeds 0-15).
 
+Set 5 (`--set 5`): three more shapes, 20 minutes each, chosen from published descriptions of traffic
+without running any policy on them, after sets 1-4 had been studied. "Ours" and "SOURCES.md" mark the
+same as in set 4.
+
+- `self-similar.csv` (12 requests/s expected): a steady stream whose rate wanders at every time scale.
+  Aggregated traffic from many on/off sources with heavy-tailed (infinite-variance) ON or OFF periods
+  is self-similar, with Hurst parameter H = (3 - alpha) / 2 (Willinger, Taqqu, Sherman and Wilson,
+  "Self-similarity through high-variability", IEEE/ACM ToN 1997; Leland et al., "On the self-similar
+  nature of Ethernet traffic", 1994: both cited from memory; the on/off model is also described in
+  arXiv 1106.0617, read in part). 24 sources (ours), each alternating between ON, where it sends
+  Poisson at 1 request/s, and OFF, with Pareto sojourns of tail index 1.4 (H = 0.8) and mean 20 s
+  (all ours), started an hour before the trace in a random state. Over 20 minutes the heavy tail
+  shows as a few long ON or OFF runs; on seeds 0-15 the mean is 10.5-13.3 requests/s, 1 s counts
+  are close to Poisson (dispersion 1.3-1.6) and the dispersion grows with the bin (3.1-5.1 at 10 s,
+  4.3-14.9 at 60 s). An on/off mix with exponential sojourns of the same means gives similar figures
+  up to 60 s (we checked: the long-range dependence needs longer than 20 minutes to show in counts);
+  what sets this trace apart from mmpp-api is many small sources, not two states far apart. Lengths
+  take ServeGen's forms as in gamma-api.
+- `outage-retry.csv` (~8.5 requests/s expected): an upstream outage and its end. A dependency in front
+  of the model degrades, so the traffic reaching it falls: from 10 requests/s, at a seeded onset in
+  minutes 4-7, a linear decline to 15% over 4 minutes, held 3 minutes (all ours); then the
+  dependency recovers at once and the clients' retries arrive together with the base, as retries
+  after a failure do ("thundering herd"; Site Reliability Engineering, ch. 22 "Addressing Cascading
+  Failures", Google 2016, read in an excerpt; retry storms described at
+  grokdatum.github.io/grokdevops-wiki/library/patterns/thundering-herd/retry-storm). 30% of the
+  2,550 requests lost are retried (ours), spread uniformly over 20 s from the recovery, as "full
+  jitter" at a capped backoff would spread them (the full-jitter rule: AWS Architecture Blog,
+  "Exponential Backoff And Jitter", Brooker 2015, cited from memory; the 20 s cap ours): 765
+  retries, ~48 requests/s for 20 s. Arrivals are Poisson around that rate; lengths: the catalog's
+  interactive-chat profile.
+- `model-merge.csv` (~10.6 requests/s expected): a second model's traffic consolidated onto this
+  one, moved over by a progressive rollout: weighted routing in steps of 20, 40, 60 and 80% and then
+  all of it (the steps of Argo Rollouts' canary example, github.com/argoproj/argo-rollouts
+  examples/rollout-canary.yaml; each step held 2 minutes, ours), from a seeded start in minutes
+  3-6. This model's own traffic is Poisson at 6 requests/s with the catalog's interactive-chat
+  lengths; the moved model's is 8 requests/s at full weight (ours) with the Azure 2023 code
+  trace's character (SOURCES.md): a Gamma renewal with CV 3.6 (shape 1/13.2, the code trace's 1 s
+  dispersion read as a renewal's CV^2, as for gamma-api), prompts lognormal with its median 1,469
+  and mean 2,048 tokens, outputs lognormal with its median 13 and mean 27.9. The request rate
+  more than doubles while the work per request falls (short outputs), and the arrivals grow
+  burstier with each step (1 s dispersion ~1 before, ~6 at full weight).
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -351,7 +393,7 @@ def gap_cv(times: list[float]) -> float:
 
 
 def write_traces(out: Path, seed: int, names: tuple[str, ...], trace) -> None:
-    """Sets 2 to 4: each named trace (`trace(name, seed)` gives its rows and duration) written, and its figures printed."""
+    """Sets 2 to 5: each named trace (`trace(name, seed)` gives its rows and duration) written, and its figures printed."""
     for name in names:
         rows, seconds, _ = trace(name, seed)
         write_lines(out / f"{name}.csv", [HEADER] + [f"{stamp(t)},{p},{o}" for t, p, o in rows])
@@ -602,13 +644,119 @@ def write_set4(out: Path, seed: int) -> None:
     write_traces(out, seed, SET4, set4_trace)
 
 
+# ---- set 5 ----------------------------------------------------------------------------------------
+
+ONOFF_SOURCES, ONOFF_RATE, ONOFF_ALPHA, ONOFF_MEAN_S, ONOFF_WARMUP_S = 24, 1.0, 1.4, 20.0, 3600.0
+
+
+def onoff_periods(rng: random.Random, seconds: float) -> list[tuple[float, float]]:
+    """The ON periods (start, end), clipped to the trace, of ONOFF_SOURCES sources that alternate
+    between ON and OFF with Pareto sojourns (tail index ONOFF_ALPHA, mean ONOFF_MEAN_S), each started
+    ONOFF_WARMUP_S before the trace in a random state, so the trace opens mid-process."""
+    scale = ONOFF_MEAN_S * (ONOFF_ALPHA - 1.0) / ONOFF_ALPHA  # the Pareto's minimum, for this mean
+    periods = []
+    for _ in range(ONOFF_SOURCES):
+        t, on = -ONOFF_WARMUP_S, rng.random() < 0.5
+        while t < seconds:
+            end = t + scale * rng.paretovariate(ONOFF_ALPHA)
+            if on and end > 0.0:
+                periods.append((max(t, 0.0), min(end, seconds)))
+            t, on = end, not on
+    return periods
+
+
+def onoff_rate(periods: list[tuple[float, float]]) -> Rate:
+    """ONOFF_RATE times the number of sources ON at t."""
+    starts, ends = sorted(s for s, _ in periods), sorted(e for _, e in periods)
+    return lambda t: ONOFF_RATE * (bisect.bisect_right(starts, t) - bisect.bisect_right(ends, t))
+
+
+OUTAGE_BASE, OUTAGE_FLOOR, OUTAGE_DECLINE_S, OUTAGE_HOLD_S = 10.0, 0.15, 240.0, 180.0
+RETRY_SHARE, RETRY_JITTER_S = 0.3, 20.0
+
+
+def outage_rate(onset: float) -> Rate:
+    """OUTAGE_BASE until `onset`, a linear decline to OUTAGE_FLOOR of it over OUTAGE_DECLINE_S, held
+    OUTAGE_HOLD_S, then back at once; from the recovery, retries of RETRY_SHARE of the requests lost,
+    spread uniformly over RETRY_JITTER_S (full jitter at a capped backoff)."""
+    recovery = onset + OUTAGE_DECLINE_S + OUTAGE_HOLD_S
+    lost = OUTAGE_BASE * (1.0 - OUTAGE_FLOOR) * (OUTAGE_DECLINE_S / 2.0 + OUTAGE_HOLD_S)
+
+    def rate(t: float) -> float:
+        into = t - onset
+        if 0.0 <= into < OUTAGE_DECLINE_S:
+            base = OUTAGE_BASE * (1.0 - (1.0 - OUTAGE_FLOOR) * into / OUTAGE_DECLINE_S)
+        elif OUTAGE_DECLINE_S <= into < OUTAGE_DECLINE_S + OUTAGE_HOLD_S:
+            base = OUTAGE_BASE * OUTAGE_FLOOR
+        else:
+            base = OUTAGE_BASE
+        return base + (RETRY_SHARE * lost / RETRY_JITTER_S if recovery <= t < recovery + RETRY_JITTER_S else 0.0)
+    return rate
+
+
+MERGE_BASE, MERGE_MOVED, MERGE_WEIGHTS, MERGE_STEP_S = 6.0, 8.0, (0.2, 0.4, 0.6, 0.8, 1.0), 120.0
+MERGE_SHAPE = 1.0 / 13.2  # Gamma gaps of CV sqrt(13.2) = 3.6
+CODE_PROMPT = (math.log(1469.0), math.sqrt(2.0 * math.log(2048.0 / 1469.0)))  # the Azure 2023 code trace's median and mean
+CODE_OUTPUT = (math.log(13.0), math.sqrt(2.0 * math.log(27.9 / 13.0)))
+
+
+def code_lengths(rng: random.Random) -> tuple[int, int]:
+    return clamp(rng.lognormvariate(*CODE_PROMPT), PROMPT_MAX), clamp(rng.lognormvariate(*CODE_OUTPUT), OUTPUT_MAX)
+
+
+def merge_weight(start: float) -> Callable[[float], float]:
+    """The moved model's share of its traffic routed here: 0 before `start`, then MERGE_WEIGHTS in
+    steps of MERGE_STEP_S, the last held to the end."""
+    def weight(t: float) -> float:
+        if t < start:
+            return 0.0
+        return MERGE_WEIGHTS[min(len(MERGE_WEIGHTS) - 1, int((t - start) // MERGE_STEP_S))]
+    return weight
+
+
+def model_merge(rng: random.Random, seconds: float, start: float) -> list[tuple[float, int, int]]:
+    """This model's own Poisson traffic plus the moved model's Gamma-renewal traffic at its weight."""
+    weight = merge_weight(start)
+    rows = [(t, *chat_lengths(rng)) for t in poisson_times(rng, MERGE_BASE, 0.0, seconds)]
+    moved = renewal(rng, lambda t: MERGE_MOVED * weight(t), seconds, MERGE_SHAPE)
+    return sorted(rows + [(t, *code_lengths(rng)) for t in moved])
+
+
+SET5 = ("self-similar", "outage-retry", "model-merge")
+
+
+def set5_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; for
+    self-similar the rate of the realised ON periods) of one set-5 trace, each from its own random
+    stream."""
+    rng = random.Random(f"unseen-set5/{name}/{seed}")
+    seconds = 1200.0
+    if name == "self-similar":
+        periods = onoff_periods(rng, seconds)
+        times = sorted(t for start, end in periods for t in poisson_times(rng, ONOFF_RATE, start, end))
+        return [(t, *servegen_lengths(rng)) for t in times], seconds, onoff_rate(periods)
+    if name == "outage-retry":
+        rate = outage_rate(rng.uniform(240.0, 420.0))
+        return [(t, *chat_lengths(rng)) for t in renewal(rng, rate, seconds, 1.0)], seconds, rate
+    if name == "model-merge":
+        start = rng.uniform(180.0, 360.0)
+        weight = merge_weight(start)
+        return model_merge(rng, seconds, start), seconds, lambda t: MERGE_BASE + MERGE_MOVED * weight(t)
+    raise ValueError(f"trace: expected one of {', '.join(SET5)}, got {name!r}")
+
+
+def write_set5(out: Path, seed: int) -> None:
+    write_traces(out, seed, SET5, set5_trace)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="directory to write the traces into")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--set", type=int, choices=(1, 2, 3, 4), default=1, dest="trace_set",
+    parser.add_argument("--set", type=int, choices=(1, 2, 3, 4, 5), default=1, dest="trace_set",
                         help="1: recurring-bursts, ramp-and-spikes, steps; 2: gamma-api, diurnal-chat, flash-crowd; "
-                             "3: agent-sessions, batch-backfill, tenant-shift; 4: mmpp-api, morning-ramp, cron-minutes")
+                             "3: agent-sessions, batch-backfill, tenant-shift; 4: mmpp-api, morning-ramp, cron-minutes; "
+                             "5: self-similar, outage-retry, model-merge")
     args = parser.parse_args(argv)
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out: expected a directory, got the file {args.out}")
@@ -616,7 +764,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         parser.error(f"--out: cannot create the directory {args.out} ({exc.strerror})")
-    {1: write_set1, 2: write_set2, 3: write_set3, 4: write_set4}[args.trace_set](args.out, args.seed)
+    {1: write_set1, 2: write_set2, 3: write_set3, 4: write_set4, 5: write_set5}[args.trace_set](args.out, args.seed)
     return 0
 
 

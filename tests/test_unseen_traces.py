@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 4 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 5 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ SET2_SEED0 = {
 }
 SET3_FILES = ("agent-sessions.csv", "batch-backfill.csv", "tenant-shift.csv")
 SET4_FILES = ("mmpp-api.csv", "morning-ramp.csv", "cron-minutes.csv")
+SET5_FILES = ("self-similar.csv", "outage-retry.csv", "model-merge.csv")
 
 
 def digests(directory: Path) -> dict[str, str]:
@@ -86,6 +87,18 @@ def set4(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def set4_arrivals(set4) -> dict[str, list]:
     return {name: load_trace(set4 / name) for name in SET4_FILES}
+
+
+@pytest.fixture(scope="module")
+def set5(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("set5")
+    assert unseen.main(["--out", str(out), "--seed", "0", "--set", "5"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def set5_arrivals(set5) -> dict[str, list]:
+    return {name: load_trace(set5 / name) for name in SET5_FILES}
 
 
 def test_set1_is_the_default_and_unchanged_byte_for_byte(tmp_path):
@@ -245,10 +258,10 @@ def test_set4_traces_parse_with_the_bench_reader_within_the_token_bounds(set4_ar
         assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
 
 
-def shifted(name: str, arrivals: list) -> tuple[list[float], float, object]:
+def shifted(name: str, arrivals: list, trace=unseen.set4_trace) -> tuple[list[float], float, object]:
     """The arrival times on the generator's clock (the reader counts from the first request), the
     duration and the trace's expected rate."""
-    rows, seconds, rate = unseen.set4_trace(name, 0)
+    rows, seconds, rate = trace(name, 0)
     return [a.time + rows[0][0] for a in arrivals], seconds, rate
 
 
@@ -337,8 +350,97 @@ def test_cron_minutes_fires_at_every_minute_and_harder_every_five(set4_arrivals)
     assert max(counts(times, 1.0, seconds)) >= 12 * len(times) / seconds
 
 
+def test_set5_is_deterministic_per_seed(tmp_path, set5):
+    assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", "5"]) == 0
+    assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", "5"]) == 0
+    first, again, other = digests(set5), digests(tmp_path / "again"), digests(tmp_path / "other")
+    assert sorted(first) == sorted(SET5_FILES)  # nothing else written, no temporary file left
+    assert again == first
+    assert all(other[name] != first[name] for name in SET5_FILES)
+
+
+def test_set5_traces_parse_with_the_bench_reader_within_the_token_bounds(set5_arrivals):
+    for name, arrivals in set5_arrivals.items():
+        assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
+        assert 6.0 <= len(arrivals) / 1200.0 <= 14.0, name
+        assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
+
+
+def test_set5_traces_hold_their_expected_count(set5_arrivals):
+    """The request count matches the integral of the expected rate (for self-similar, of the realised
+    ON periods) within 5%: 0.954-1.030 on seeds 0-15."""
+    for name in unseen.SET5:
+        times, seconds, rate = shifted(name, set5_arrivals[f"{name}.csv"], unseen.set5_trace)
+        expected = integral(rate, 0.0, seconds, 0.1)
+        assert abs(len(times) / expected - 1.0) < 0.05, (name, len(times), expected)
+
+
+def test_self_similar_varies_at_minute_scale_and_is_near_poisson_at_one_second(set5_arrivals):
+    """24 on/off sources with Pareto sojourns, 1 req/s each while ON: 12 req/s expected, but the rate
+    wanders with the number of sources ON, so the mean is 10.5-13.3 req/s on seeds 0-15. Many small
+    sources make 1 s counts nearly Poisson (dispersion 1.32-1.58 on seeds 0-15), and the dispersion grows
+    with the bin: 3.1-5.1 at 10 s, 4.3-14.9 at 60 s, 1.31-3.06x the 10 s figure (an MMPP like mmpp-api
+    has ~3.9 at 1 s already)."""
+    arrivals = set5_arrivals["self-similar.csv"]
+    times, seconds, _ = shifted("self-similar", arrivals, unseen.set5_trace)
+    assert 9.0 <= len(times) / seconds <= 15.0
+    d1, d10, d60 = (dispersion(counts(times, b, seconds)) for b in (1.0, 10.0, 60.0))
+    assert 1.15 <= d1 <= 1.8 and 2.5 <= d10 <= 6.5 and 3.0 <= d60 <= 20.0, (d1, d10, d60)
+    assert d60 >= 1.15 * d10, (d10, d60)
+    # ServeGen's forms: outputs exponential with mean 250, so their median is 250 ln 2 = 173 (+-10%)
+    assert abs(statistics.median(a.max_tokens for a in arrivals) / (250 * math.log(2)) - 1.0) < 0.1
+
+
+def test_outage_retry_declines_to_15_percent_then_recovers_with_a_retry_wave(set5_arrivals):
+    """10 req/s, from a seeded onset (minutes 4-7) a decline to 1.5 over 4 minutes, held 3, then back at
+    once with 765 retries over 20 s. The recovery is found as the busiest 20 s (at the true recovery,
+    660-840 s, on seeds 0-15). On seeds 0-15: the busiest 20 s hold 916-1,008 requests (965 expected:
+    765 retries and 200 at the base rate); the 3 minutes before 1.46-1.76 req/s, the 4 minutes before
+    those 5.36-6.01 (5.75 expected), the first 4 minutes 9.59-10.36 and from 30 s after the recovery to
+    the end 9.73-10.27."""
+    times, seconds, _ = shifted("outage-retry", set5_arrivals["outage-retry.csv"], unseen.set5_trace)
+    per_s = counts(times, 1.0, seconds)
+    recovery = max(range(len(per_s) - 20), key=lambda i: sum(per_s[i:i + 20]))
+    assert 650 <= recovery <= 850, recovery
+    assert 850 <= sum(per_s[recovery:recovery + 20]) <= 1100
+    assert 1.2 <= sum(per_s[recovery - 180:recovery]) / 180 <= 2.0
+    assert 5.0 <= sum(per_s[recovery - 420:recovery - 180]) / 240 <= 6.5
+    assert abs(sum(per_s[:240]) / 240 / 10.0 - 1.0) < 0.08
+    after = per_s[recovery + 30:]
+    assert abs(sum(after) / len(after) / 10.0 - 1.0) < 0.06 and 0.7 <= dispersion(after) <= 1.35
+
+
+def merge_start(rate) -> float:
+    return next(t / 10.0 for t in range(1800, 3601) if rate(t / 10.0) > unseen.MERGE_BASE)
+
+
+def test_model_merge_moves_a_second_model_over_in_weight_steps(set5_arrivals):
+    """6 req/s of this model's own (chat) traffic, plus a second model's (code lengths: outputs median
+    13 tokens) at 8 req/s x 20, 40, 60, 80, then 100%, each step 2 minutes, from a seeded start in
+    minutes 3-6. Outputs under 40 tokens are 4% of the chat traffic and 82% of the moved one's, so
+    their rate per step estimates the step's weight: on seeds 0-15 the first two steps average
+    0.20-0.43 (0.3 set), the next two 0.60-0.84 (0.7), the rest 0.91-1.04 (1.0). The rate is 5.77-6.36
+    req/s before minute 3 and 13.5-15.3 after minute 14; the moved traffic is a Gamma renewal of CV 3.6,
+    so 1 s counts after minute 14 have a dispersion of 5.7-6.9 (0.87-1.15 before minute 3)."""
+    arrivals = set5_arrivals["model-merge.csv"]
+    times, seconds, rate = shifted("model-merge", arrivals, unseen.set5_trace)
+    start = merge_start(rate)
+    short = [t for t, a in zip(times, arrivals) if a.max_tokens < 40]
+
+    def weight(a: float, b: float) -> float:
+        return (sum(1 for t in short if a <= t < b) / (b - a) - 0.04 * 6.0) / (0.82 * 8.0)
+    step = unseen.MERGE_STEP_S
+    assert 0.12 <= weight(start, start + 2 * step) <= 0.5
+    assert 0.5 <= weight(start + 2 * step, start + 4 * step) <= 0.9
+    assert 0.85 <= weight(start + 4 * step, seconds) <= 1.12
+    assert abs(sum(1 for t in times if t < 180.0) / 180.0 / 6.0 - 1.0) < 0.1
+    assert abs(sum(1 for t in times if t >= 840.0) / 360.0 / 14.0 - 1.0) < 0.12
+    assert 4.5 <= dispersion(counts([t - 840.0 for t in times if t >= 840.0], 1.0, 360.0)) <= 8.5
+    assert 0.7 <= dispersion(counts([t for t in times if t < 180.0], 1.0, 180.0)) <= 1.35
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "5"], "--set"),
+    (["--set", "6"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
