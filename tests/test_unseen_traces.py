@@ -54,11 +54,20 @@ def counts(times: list[float], bin_s: float, seconds: float) -> list[int]:
     return out
 
 
+def written_set(tmp_path_factory, number: int) -> Path:
+    """Seed 0's traces of one set, written once for the module."""
+    out = tmp_path_factory.mktemp(f"set{number}")
+    assert unseen.main(["--out", str(out), "--seed", "0", "--set", str(number)]) == 0
+    return out
+
+
+def read_set(out: Path, names) -> dict[str, list]:
+    return {name: load_trace(out / name) for name in names}
+
+
 @pytest.fixture(scope="module")
 def set2(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("set2")
-    assert unseen.main(["--out", str(out), "--seed", "0", "--set", "2"]) == 0
-    return out
+    return written_set(tmp_path_factory, 2)
 
 
 def dispersion(values: list[int]) -> float:
@@ -67,38 +76,32 @@ def dispersion(values: list[int]) -> float:
 
 @pytest.fixture(scope="module")
 def set3(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("set3")
-    assert unseen.main(["--out", str(out), "--seed", "0", "--set", "3"]) == 0
-    return out
+    return written_set(tmp_path_factory, 3)
 
 
 @pytest.fixture(scope="module")
 def set3_arrivals(set3) -> dict[str, list]:
-    return {name: load_trace(set3 / name) for name in SET3_FILES}
+    return read_set(set3, SET3_FILES)
 
 
 @pytest.fixture(scope="module")
 def set4(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("set4")
-    assert unseen.main(["--out", str(out), "--seed", "0", "--set", "4"]) == 0
-    return out
+    return written_set(tmp_path_factory, 4)
 
 
 @pytest.fixture(scope="module")
 def set4_arrivals(set4) -> dict[str, list]:
-    return {name: load_trace(set4 / name) for name in SET4_FILES}
+    return read_set(set4, SET4_FILES)
 
 
 @pytest.fixture(scope="module")
 def set5(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("set5")
-    assert unseen.main(["--out", str(out), "--seed", "0", "--set", "5"]) == 0
-    return out
+    return written_set(tmp_path_factory, 5)
 
 
 @pytest.fixture(scope="module")
 def set5_arrivals(set5) -> dict[str, list]:
-    return {name: load_trace(set5 / name) for name in SET5_FILES}
+    return read_set(set5, SET5_FILES)
 
 
 def test_set1_is_the_default_and_unchanged_byte_for_byte(tmp_path):
