@@ -186,9 +186,57 @@ same as in set 4.
   more than doubles while the work per request falls (short outputs), and the arrivals grow
   burstier with each step (1 s dispersion ~1 before, ~6 at full weight).
 
+Set 6 (`--set 6`): three more shapes, 20 minutes each, chosen from published descriptions of traffic
+without running any policy on them, after sets 1-5 had been studied. "Ours" and "SOURCES.md" mark the
+same as in set 4. Read this session: the Azure 2023 conversation trace (the repository's copy, through
+the bench's reader) and SOURCES.md; the abstract and opening of Crane and Sornette (PNAS 2008) and two
+tianpan.co posts, in excerpts. Cited from memory: Moller et al. (1998) and the exponent classes of Crane
+and Sornette.
+
+- `steady-cox.csv` (9 requests/s expected): a steady stream whose rate wanders slowly, with the
+  over-dispersion of the Azure 2023 conversation trace, the close-to-Poisson one. Measured on that
+  trace this session (1, 10, 60 and 120 s bins): count dispersion 1.39, 3.86, 16.1 and 29.5 at 5.53
+  requests/s, so for a Cox process (dispersion = 1 + rate x bin x CV^2 of the rate over the bin) the
+  rate's CV^2 is 0.070, 0.052, 0.046 and 0.043: most of it persists beyond 2 minutes. A Cox process
+  whose intensity is lognormal (a log-Gaussian Cox process; Moller, Syversveen and Waagepetersen,
+  Scand. J. Statistics 1998, cited from memory): 9 requests/s (ours) times exp of an
+  Ornstein-Uhlenbeck process of sd 0.21 (CV^2 0.045, the part that persists to 60-120 s) and
+  correlation time 5 minutes (ours: the 120 s figure is 0.94 of the 60 s one, as an OU of ~300 s
+  gives), per second, started from its stationary law. Over 20 minutes the mean is 6.7-10.8
+  requests/s on seeds 0-15, no minute above 1.39x or below 0.66x the mean (the conversation trace's
+  busiest minute: 1.54x over an hour); dispersion 1.1-1.4 at 1 s, 1.8-4.5 at 10 s, 4.3-21.8 at 60 s.
+  Lengths: lognormal with the conversation trace's medians and means (SOURCES.md: prompts 1,020 and
+  1,155, outputs 129 and 211 tokens).
+- `hot-template.csv` (~9.3 requests/s expected): one prompt template suddenly popular (a shared link,
+  a feature in a newsletter), so many requests of nearly the same length arrive at once and then taper
+  off. Crane and Sornette ("Robust dynamic classes revealed by measuring the response function of a
+  social system", PNAS 2008, on daily views of ~5 million YouTube videos) find bursts of activity
+  followed by power-law relaxation, with waiting times between cause and action of density
+  ~1/t^(1+theta), 0 < theta < 1 (read in the abstract and opening); that an exogenous shock to a
+  subcritical system relaxes as ~1/t^(1+theta) is cited from memory. Poisson at 8 requests/s with
+  ServeGen's language-model lengths (as in gamma-api), plus, from a seeded onset in minutes 4-8, the
+  template's requests, Poisson at 30 x (1 + t / 30 s)^-1.4 requests/s (a jump to 4.75x the base, no
+  rise; theta = 0.4, the peak and the 30 s all ours): ~800 in the first minute, ~590 in the next
+  four, ~2,250 if it ran forever. Where flash-crowd rises over 30 s, holds 2 minutes and decays
+  exponentially, this one jumps at once and keeps a long tail. The template's prompts are 1,800
+  tokens plus a user part lognormal of median 40 and sigma 0.6, its outputs normal with mean 350 and
+  sd 35 (all ours): a block of near-identical requests.
+- `day-end.csv` (~7.8 requests/s expected): the end of a working day. LLM API load peaks in the
+  morning, "plateaued through lunch, and quietly recovered after 5pm", with "a smaller secondary bump
+  after dinner when consumer chat traffic picks up" (tianpan.co/blog/2026-05-09-diurnal-latency-ai-
+  feature-slowest-9am-et, read in an excerpt), and the off-hours users are a different population
+  from the working-hours ones (tianpan.co/blog/2026-05-13-off-hours-cost-curve-ai-feature-weekend-
+  cohort-mix, read in an excerpt). Where morning-ramp rises and diurnal-chat compresses a whole day,
+  this is the evening's fall to near zero, for a deployment whose users share a time zone: work
+  traffic at 18 requests/s until a seeded onset in minutes 1-3, a raised-cosine decline to 0.4
+  requests/s over 10 minutes, 2 minutes of lull, then evening traffic rising to 5 requests/s over 3
+  minutes and held (all ours); both Poisson. Work requests take the catalog's interactive-chat
+  lengths (as in batch-backfill), evening ones the conversation trace's (as in steady-cox), so the
+  prompts shorten as the evening comes (medians ~3,400 and ~1,100 tokens).
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -393,7 +441,7 @@ def gap_cv(times: list[float]) -> float:
 
 
 def write_traces(out: Path, seed: int, names: tuple[str, ...], trace) -> None:
-    """Sets 2 to 5: each named trace (`trace(name, seed)` gives its rows and duration) written, and its figures printed."""
+    """Sets 2 to 6: each named trace (`trace(name, seed)` gives its rows and duration) written, and its figures printed."""
     for name in names:
         rows, seconds, _ = trace(name, seed)
         write_lines(out / f"{name}.csv", [HEADER] + [f"{stamp(t)},{p},{o}" for t, p, o in rows])
@@ -749,14 +797,113 @@ def write_set5(out: Path, seed: int) -> None:
     write_traces(out, seed, SET5, set5_trace)
 
 
+# ---- set 6 ----------------------------------------------------------------------------------------
+
+COX_MEAN, COX_SIGMA, COX_TAU_S = 9.0, 0.21, 300.0  # req/s; the log-intensity's sd and correlation time
+CONV_PROMPT = (math.log(1020.0), math.sqrt(2.0 * math.log(1155.0 / 1020.0)))  # the Azure 2023 conversation trace's median and mean
+CONV_OUTPUT = (math.log(129.0), math.sqrt(2.0 * math.log(211.0 / 129.0)))
+
+
+def conv_lengths(rng: random.Random) -> tuple[int, int]:
+    return clamp(rng.lognormvariate(*CONV_PROMPT), PROMPT_MAX), clamp(rng.lognormvariate(*CONV_OUTPUT), OUTPUT_MAX)
+
+
+def cox_factors(rng: random.Random, seconds: float) -> list[float]:
+    """One factor per second of mean 1: exp of an Ornstein-Uhlenbeck process of stationary sd COX_SIGMA
+    and correlation time COX_TAU_S, started from its stationary distribution."""
+    keep = math.exp(-1.0 / COX_TAU_S)
+    x, factors = rng.gauss(0.0, COX_SIGMA), []
+    for _ in range(int(seconds) + 1):
+        factors.append(math.exp(x - COX_SIGMA ** 2 / 2.0))
+        x = x * keep + COX_SIGMA * math.sqrt(1.0 - keep * keep) * rng.gauss(0.0, 1.0)
+    return factors
+
+
+def cox_rate(factors: list[float]) -> Rate:
+    return lambda t: COX_MEAN * factors[min(len(factors) - 1, int(t))]
+
+
+HOT_BASE, HOT_PEAK, HOT_T0_S, HOT_EXPONENT = 8.0, 30.0, 30.0, 1.4  # req/s; the surge's excess and decay
+HOT_TEMPLATE, HOT_OUTPUT = 1800.0, (350.0, 35.0)  # the template's tokens; its outputs' mean and sd
+
+
+def hot_rate(onset: float) -> Rate:
+    """HOT_BASE, plus from `onset` a jump of HOT_PEAK that relaxes as a power law of exponent HOT_EXPONENT."""
+    return lambda t: HOT_BASE + (HOT_PEAK * (1.0 + (t - onset) / HOT_T0_S) ** -HOT_EXPONENT if t >= onset else 0.0)
+
+
+def template_lengths(rng: random.Random) -> tuple[int, int]:
+    """One popular prompt template: the template plus a short user part, and answers of similar length."""
+    return (clamp(HOT_TEMPLATE + rng.lognormvariate(math.log(40.0), 0.6), PROMPT_MAX),
+            bounded(rng.normalvariate(*HOT_OUTPUT), 1, OUTPUT_MAX))
+
+
+def hot_template(rng: random.Random, seconds: float, onset: float) -> list[tuple[float, int, int]]:
+    """Poisson base traffic with ServeGen's lengths plus the template's surge (Poisson at the excess rate)."""
+    rate = hot_rate(onset)
+    rows = [(t, *servegen_lengths(rng)) for t in poisson_times(rng, HOT_BASE, 0.0, seconds)]
+    surge = renewal(rng, lambda t: rate(t) - HOT_BASE, seconds, 1.0)
+    return sorted(rows + [(t, *template_lengths(rng)) for t in surge])
+
+
+DAY_WORK, DAY_FLOOR, DAY_EVENING = 18.0, 0.4, 5.0  # req/s
+DAY_DECLINE_S, DAY_LULL_S, DAY_RISE_S = 600.0, 120.0, 180.0
+
+
+def raised_cosine(into: float, length: float) -> float:
+    """0 before, 1 after, a half cosine between."""
+    return (1.0 - math.cos(math.pi * min(max(into, 0.0), length) / length)) / 2.0
+
+
+def day_end_rates(onset: float) -> tuple[Rate, Rate]:
+    """The working day's traffic (DAY_WORK until `onset`, a raised-cosine decline to DAY_FLOOR over
+    DAY_DECLINE_S) and the evening's (0 until DAY_LULL_S after the decline, then a raised-cosine rise to
+    DAY_EVENING over DAY_RISE_S)."""
+    evening = onset + DAY_DECLINE_S + DAY_LULL_S
+    return (lambda t: DAY_WORK - (DAY_WORK - DAY_FLOOR) * raised_cosine(t - onset, DAY_DECLINE_S),
+            lambda t: DAY_EVENING * raised_cosine(t - evening, DAY_RISE_S))
+
+
+def day_end(rng: random.Random, seconds: float, onset: float) -> list[tuple[float, int, int]]:
+    """Work traffic with the chat profile's lengths, evening traffic with the conversation trace's."""
+    work, evening = day_end_rates(onset)
+    rows = [(t, *chat_lengths(rng)) for t in renewal(rng, work, seconds, 1.0)]
+    return sorted(rows + [(t, *conv_lengths(rng)) for t in renewal(rng, evening, seconds, 1.0)])
+
+
+SET6 = ("steady-cox", "hot-template", "day-end")
+
+
+def set6_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; for steady-cox
+    the realised intensity) of one set-6 trace, each from its own random stream."""
+    rng = random.Random(f"unseen-set6/{name}/{seed}")
+    seconds = 1200.0
+    if name == "steady-cox":
+        rate = cox_rate(cox_factors(rng, seconds))
+        return [(t, *conv_lengths(rng)) for t in renewal(rng, rate, seconds, 1.0)], seconds, rate
+    if name == "hot-template":
+        onset = rng.uniform(240.0, 480.0)
+        return hot_template(rng, seconds, onset), seconds, hot_rate(onset)
+    if name == "day-end":
+        onset = rng.uniform(60.0, 180.0)
+        work, evening = day_end_rates(onset)
+        return day_end(rng, seconds, onset), seconds, lambda t: work(t) + evening(t)
+    raise ValueError(f"trace: expected one of {', '.join(SET6)}, got {name!r}")
+
+
+def write_set6(out: Path, seed: int) -> None:
+    write_traces(out, seed, SET6, set6_trace)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="directory to write the traces into")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--set", type=int, choices=(1, 2, 3, 4, 5), default=1, dest="trace_set",
+    parser.add_argument("--set", type=int, choices=(1, 2, 3, 4, 5, 6), default=1, dest="trace_set",
                         help="1: recurring-bursts, ramp-and-spikes, steps; 2: gamma-api, diurnal-chat, flash-crowd; "
                              "3: agent-sessions, batch-backfill, tenant-shift; 4: mmpp-api, morning-ramp, cron-minutes; "
-                             "5: self-similar, outage-retry, model-merge")
+                             "5: self-similar, outage-retry, model-merge; 6: steady-cox, hot-template, day-end")
     args = parser.parse_args(argv)
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out: expected a directory, got the file {args.out}")
@@ -764,7 +911,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         parser.error(f"--out: cannot create the directory {args.out} ({exc.strerror})")
-    {1: write_set1, 2: write_set2, 3: write_set3, 4: write_set4, 5: write_set5}[args.trace_set](args.out, args.seed)
+    {1: write_set1, 2: write_set2, 3: write_set3, 4: write_set4, 5: write_set5, 6: write_set6}[args.trace_set](args.out, args.seed)
     return 0
 
 

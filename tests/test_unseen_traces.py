@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 5 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 6 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ SET2_SEED0 = {
 SET3_FILES = ("agent-sessions.csv", "batch-backfill.csv", "tenant-shift.csv")
 SET4_FILES = ("mmpp-api.csv", "morning-ramp.csv", "cron-minutes.csv")
 SET5_FILES = ("self-similar.csv", "outage-retry.csv", "model-merge.csv")
+SET6_FILES = ("steady-cox.csv", "hot-template.csv", "day-end.csv")
 
 
 def digests(directory: Path) -> dict[str, str]:
@@ -102,6 +103,16 @@ def set5(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def set5_arrivals(set5) -> dict[str, list]:
     return read_set(set5, SET5_FILES)
+
+
+@pytest.fixture(scope="module")
+def set6(tmp_path_factory) -> Path:
+    return written_set(tmp_path_factory, 6)
+
+
+@pytest.fixture(scope="module")
+def set6_arrivals(set6) -> dict[str, list]:
+    return read_set(set6, SET6_FILES)
 
 
 def test_set1_is_the_default_and_unchanged_byte_for_byte(tmp_path):
@@ -442,8 +453,92 @@ def test_model_merge_moves_a_second_model_over_in_weight_steps(set5_arrivals):
     assert 0.7 <= dispersion(counts([t for t in times if t < 180.0], 1.0, 180.0)) <= 1.35
 
 
+def test_set6_is_deterministic_per_seed(tmp_path, set6):
+    assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", "6"]) == 0
+    assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", "6"]) == 0
+    first, again, other = digests(set6), digests(tmp_path / "again"), digests(tmp_path / "other")
+    assert sorted(first) == sorted(SET6_FILES)  # nothing else written, no temporary file left
+    assert again == first
+    assert all(other[name] != first[name] for name in SET6_FILES)
+
+
+def test_set6_traces_parse_with_the_bench_reader_within_the_token_bounds(set6_arrivals):
+    for name, arrivals in set6_arrivals.items():
+        assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
+        assert 6.0 <= len(arrivals) / 1200.0 <= 14.0, name
+        assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
+
+
+def test_set6_traces_hold_their_expected_count(set6_arrivals):
+    """The request count matches the integral of the expected rate (for steady-cox, of the realised
+    intensity) within 5%: 0.973-1.018 on seeds 0-15."""
+    for name in unseen.SET6:
+        times, seconds, rate = shifted(name, set6_arrivals[f"{name}.csv"], unseen.set6_trace)
+        expected = integral(rate, 0.0, seconds, 0.1)
+        assert abs(len(times) / expected - 1.0) < 0.05, (name, len(times), expected)
+
+
+def test_steady_cox_is_steady_with_a_slowly_wandering_over_dispersed_rate(set6_arrivals):
+    """9 req/s times a lognormal intensity (sd 0.21 in log, correlation time 5 minutes): 6.69-10.79 req/s
+    on seeds 0-15, no minute above 1.39x or below 0.66x the trace's mean. Poisson given the intensity
+    (10 s counts' squared deviation from it per expected request 0.88-1.38), over-dispersed around the
+    flat mean, more so the longer the bin: dispersion 1.09-1.41 at 1 s, 1.8-4.5 at 10 s (1.58-3.19x the
+    1 s figure), 4.3-21.8 at 60 s (2.43-4.84x the 10 s figure). Lengths: the Azure 2023 conversation
+    trace's medians, 1,020 / 129 (seeds 0-15: 1,007-1,031 / 126-133)."""
+    arrivals = set6_arrivals["steady-cox.csv"]
+    times, seconds, rate = shifted("steady-cox", arrivals, unseen.set6_trace)
+    assert 6.0 <= len(times) / seconds <= 12.0
+    per_min = counts(times, 60.0, seconds)
+    assert max(per_min) <= 1.5 * statistics.fmean(per_min) and min(per_min) >= 0.55 * statistics.fmean(per_min)
+    per_10s = counts(times, 10.0, seconds)
+    expected = [integral(rate, 10.0 * i, 10.0 * i + 10.0, 0.5) for i in range(len(per_10s))]
+    assert 0.7 <= sum((n - e) ** 2 / e for n, e in zip(per_10s, expected)) / len(per_10s) <= 1.55
+    d1, d10, d60 = (dispersion(counts(times, b, seconds)) for b in (1.0, 10.0, 60.0))
+    assert 1.0 <= d1 <= 1.6 and 1.5 <= d10 <= 6.0 and 3.0 <= d60 <= 30.0, (d1, d10, d60)
+    assert d10 >= 1.3 * d1 and d60 >= 2.0 * d10, (d1, d10, d60)
+    assert abs(statistics.median(a.prompt_tokens for a in arrivals) / 1020.0 - 1.0) < 0.05
+    assert abs(statistics.median(a.max_tokens for a in arrivals) / 129.0 - 1.0) < 0.06
+
+
+def test_hot_template_jumps_and_relaxes_as_a_power_law(set6_arrivals):
+    """8 req/s until a seeded onset in minutes 4-8, then one template's requests jump by 30 req/s and
+    relax as (1 + t / 30 s)^-1.4. The template's requests (prompts 1,800-2,100 tokens with outputs
+    230-470: 0.9-1.7% of the base traffic on seeds 0-15) number 800 expected in the first minute and 588
+    in the next four; on seeds 0-15: 700-846 and 559-640, the busiest 10 s (from 1 s before to 3 s after
+    the onset) 287-357 requests, the first 4 minutes 7.60-8.12 req/s."""
+    arrivals = set6_arrivals["hot-template.csv"]
+    times, seconds, _ = shifted("hot-template", arrivals, unseen.set6_trace)
+    per_s = counts(times, 1.0, seconds)
+    onset = max(range(len(per_s) - 10), key=lambda i: sum(per_s[i:i + 10]))
+    assert 235 <= onset <= 485, onset
+    assert 250 <= sum(per_s[onset:onset + 10]) <= 400
+    assert abs(sum(per_s[:235]) / 235 / 8.0 - 1.0) < 0.08
+    template = [t for t, a in zip(times, arrivals) if 1800 <= a.prompt_tokens <= 2100 and 230 <= a.max_tokens <= 470]
+    assert 650 <= sum(1 for t in template if onset <= t < onset + 60) <= 950
+    assert 500 <= sum(1 for t in template if onset + 60 <= t < onset + 300) <= 700
+    assert sum(1 for t in template if t < onset - 5) <= 0.025 * sum(per_s[:onset - 5])  # 0.9-1.7% of the base
+
+
+def test_day_end_declines_to_near_zero_then_rises_in_the_evening(set6_arrivals):
+    """18 req/s of work traffic until a seeded onset in minutes 1-3, a raised-cosine decline to 0.4 over
+    10 minutes, 2 minutes of lull, then evening traffic rising to 5 req/s over 3 minutes. On seeds 0-15:
+    the first minute 17.3-19.0 req/s, the quietest 2 minutes 0.23-0.41 (at 653-771 s), the last minute
+    4.7-6.0; prompt medians 3,263-3,516 in the first minute (the chat profile) and 983-1,195 in the last
+    (the conversation trace's)."""
+    arrivals = set6_arrivals["day-end.csv"]
+    times, seconds, _ = shifted("day-end", arrivals, unseen.set6_trace)
+    per_s = counts(times, 1.0, seconds)
+    assert abs(sum(per_s[:60]) / 60 / 18.0 - 1.0) < 0.1
+    lull = min(range(len(per_s) - 120), key=lambda i: sum(per_s[i:i + 120]))
+    assert 600 <= lull <= 840 and sum(per_s[lull:lull + 120]) / 120 <= 0.6, lull
+    assert abs(sum(per_s[-60:]) / 60 / 5.0 - 1.0) < 0.25
+    first = [a.prompt_tokens for t, a in zip(times, arrivals) if t < 60.0]
+    last = [a.prompt_tokens for t, a in zip(times, arrivals) if t >= 1140.0]
+    assert statistics.median(first) >= 3000 and 850 <= statistics.median(last) <= 1350
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "6"], "--set"),
+    (["--set", "7"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
