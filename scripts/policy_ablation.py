@@ -42,13 +42,7 @@ default configuration (one configuration for every workload, never tuned) and fo
 - floor-one: without `render`'s floor (minReplicas 1, the fleet starting at the bench's opening
   size), to show what the floor costs or saves;
 - short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes (a probe
-  of the history's memory, not a candidate: the half-life is not tuned on the scoreboard);
-- fixed-utilization: the previous demand: the sustained rate at targetUtilization x the saturated
-  throughput, forecast by the rate window's trend alone, and the batch term at 0.7 x S;
-- no-ramp: without the slow-ramp detector (the trend of the rate window only);
-- no-horizon-noise: without the horizon's Poisson noise on the forecast (HORIZON_NOISE_Z 0);
-- rate-at-capacity: neither of the two, the rate at the saturated throughput as it is (the first
-  candidate for the headroom from history, rejected: docs/policy.md).
+  of the history's memory, not a candidate: the half-life is not tuned on the scoreboard).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.
@@ -73,7 +67,7 @@ import importlib
 import statistics
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -107,12 +101,11 @@ def patched(module, name, value):
 
 class Variant(SloScaler):
     patch: tuple | None = None  # (module, attribute, value) while the policy decides
-    patches: tuple = ()  # several of them
 
     def control(self, now, view):
-        with ExitStack() as stack:
-            for patch in ((self.patch,) if self.patch else ()) + self.patches:
-                stack.enter_context(patched(*patch))
+        if self.patch is None:
+            return super().control(now, view)
+        with patched(*self.patch):
             return super().control(now, view)
 
 
@@ -316,47 +309,6 @@ class FloorOne(Variant):
         return self.ctx.sizing.initial
 
 
-def _previous_sustained(config, est, ramp_rps2):
-    """The previous sustained need: the rate forecast by the rate window's trend alone, at
-    targetUtilization x the saturated throughput, no horizon noise."""
-    lam, per_replica, horizon = est.arrival_rps, est.capacity_rps * config.target_utilization, est.scale_up_s
-    trend = max(0.0, est.arrival_trend_rps2)
-    forecast = min(lam + trend * horizon, decide_module.MAX_FORECAST_GROWTH * lam) if lam > 0 else 0.0
-    backlog_rps = est.waiting / max(config.backlog_drain_ratio * config.budget_s, horizon)
-    return (forecast + backlog_rps) / per_replica, (lam + backlog_rps) / per_replica
-
-
-def _previous_batch_replicas(config, est):
-    """The previous batch term: the batch the arrivals sustain at 0.7 x S, whatever the knob."""
-    if not config.max_concurrency:
-        return 0.0
-    return decide_module._sustained_batch(est) / (0.7 * config.max_concurrency)
-
-
-class FixedUtilization(Variant):
-    """The previous demand: a fixed utilisation on the rate, no ramp, no horizon noise."""
-    name = "ours-fixed-utilization"
-    patches = ((decide_module, "_sustained", _previous_sustained),
-               (decide_module, "_batch_replicas", _previous_batch_replicas))
-
-
-class NoRamp(Variant):
-    name = "ours-no-ramp"
-    patch = (headroom, "ramp_rps2", lambda averages, scale_up_s, arrival_rps: 0.0)
-
-
-class NoHorizonNoise(Variant):
-    name = "ours-no-horizon-noise"
-    patch = (decide_module, "HORIZON_NOISE_Z", 0.0)
-
-
-class RateAtCapacity(Variant):
-    """The rate at the saturated throughput with neither the ramp nor the horizon noise: the
-    first candidate of stop 36, rejected on the fourth set's morning-ramp (98.2% at 0.7)."""
-    name = "ours-rate-at-capacity"
-    patches = ((headroom, "ramp_rps2", lambda averages, scale_up_s, arrival_rps: 0.0), (decide_module, "HORIZON_NOISE_Z", 0.0))
-
-
 class ShortBurstMemory(Variant):
     """Bursts forgotten with a 5-minute half-life instead of 20 minutes."""
     name = "ours-short-burst-memory"
@@ -366,8 +318,7 @@ class ShortBurstMemory(Variant):
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
-            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, FixedUtilization, NoRamp,
-            NoHorizonNoise, RateAtCapacity)
+            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

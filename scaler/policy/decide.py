@@ -34,13 +34,9 @@ RELEASE_HOLD_LATENCIES = 1.0
 # waiting) from making one round plan, and book, a billion pending pods.
 MAX_DEMAND_REPLICAS = 1000
 # Replicas are added until the measured time per output token sits at this share of the TPOT SLO
-# (a request's mean TPOT varies around the fleet's: busier replicas, prefill-heavy seconds).
+# (a request's mean TPOT varies around the fleet's: busier replicas, prefill-heavy seconds), and
+# until the batches hold this share of the safe concurrency S, where TPOT p95 reaches its SLO.
 TPOT_TARGET_SHARE = 0.7
-# The arrivals of one scale-up horizon vary by sqrt(lambda x L) around the forecast when they are
-# Poisson (overdispersed ones are the burst term's): the sustained need covers this many standard
-# deviations of them, the square-root staffing rule, so a small fleet keeps a larger share of
-# headroom than a large one (at L = 60 s: 18% at 2 requests/s, 5% at 40).
-HORIZON_NOISE_Z = 2.0
 
 
 class State(str, Enum):
@@ -66,7 +62,6 @@ class ModelState:
     pending_since: tuple[float, ...] = ()  # when each replica not yet ready was asked for, oldest first
     last_ready: int = 0
     bursts: headroom.BurstHistory = headroom.BurstHistory()
-    rates: headroom.RateAverages = headroom.RateAverages()  # the ramp detector's two averages
     # (times, replicas needed) over the release hold, needs decreasing: two arrays of numbers, 16 bytes
     # an entry (a steadily decaying need keeps every round's: 180 at L = 60 s); replaced, never changed.
     needs: tuple[array, array] = (array("d"), array("d"))
@@ -129,8 +124,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
 
     snap = window.latest
     bursts = headroom.observe(state.bursts, now, snap.arrivals_total, est.arrival_rps, est.scale_up_s)
-    rates = headroom.observe_rate(state.rates, now, est.arrival_rps, est.scale_up_s) if est.rates_settled else state.rates
-    need, seen, burst_window = _need(config, est, bursts, headroom.ramp_rps2(rates, est.scale_up_s, est.arrival_rps))
+    need, seen, burst_window = _need(config, est, bursts)
     demand, needs = _release(est, need, seen, state.needs)
     excursions = excursion.observe(state.excursions, now, need=need, ready=est.ready)
     held = est.ready + len(est.pending)  # what KEDA already has: more would start new replicas
@@ -181,7 +175,6 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         pending_since=tuple(pending),
         last_ready=est.ready,
         bursts=bursts,
-        rates=rates,
         needs=needs,
         excursions=excursions,
     )
@@ -217,17 +210,14 @@ def _peak_wait(est: Estimate, prediction: Prediction) -> float:
                      est.scale_up_s, absorb=est.slots or 0.0, max_arrival_rps=MAX_FORECAST_GROWTH * lam)
 
 
-def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory,
-          ramp_rps2: float = 0.0) -> tuple[float, float, float]:
-    """Replica-equivalents the SLO needs once capacity asked for now is ready: the arrivals the
-    scale-up horizon is forecast to bring (the rate window's trend or a slower ramp, whichever is
-    steeper, and HORIZON_NOISE_Z standard deviations of their Poisson noise) and the queue spread
-    over it, at the saturated throughput; the replicas that keep the time per output token within
-    its SLO (measured, or read from how full the batches are against the target concurrency); or
-    the largest recent burst the ready batches must absorb, whichever is more. Returns (need,
-    seen, burst window): `seen` is the same need without the trend's forecast, what the traffic
-    already seen needs."""
-    lam, capacity = est.arrival_rps, est.capacity_rps
+def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory) -> tuple[float, float, float]:
+    """Replica-equivalents the SLO needs once capacity asked for now is ready: the sustained rate
+    at the target utilisation (with the trend over the horizon and the queue spread over it), the
+    replicas that keep the time per output token within its SLO (measured, or read from how full
+    the batches are), or the largest recent burst the ready batches must absorb, whichever is
+    more. Returns (need, seen, burst window): `seen` is the same need without the trend's
+    forecast, what the traffic already seen needs."""
+    lam, capacity, budget = est.arrival_rps, est.capacity_rps, config.budget_s
     if capacity is None:
         # Without a capacity we cannot convert rates into replicas: grow with the queue only.
         ready, waiting, running = est.ready, est.waiting, est.running
@@ -236,30 +226,18 @@ def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory,
         else:
             need = ready * (running + waiting) / running if waiting > 0 and running > 0 else float(ready)
         return need, need, 0.0
-    sustained, sustained_seen = _sustained(config, est, ramp_rps2)
+    trend = max(0.0, est.arrival_trend_rps2)
+    forecast = min(lam + trend * est.scale_up_s, MAX_FORECAST_GROWTH * lam) if lam > 0 else 0.0
+    backlog_rps = est.waiting / max(config.backlog_drain_ratio * budget, est.scale_up_s)
+    per_replica = capacity * config.target_utilization
+    sustained = (forecast + backlog_rps) / per_replica
     burst, window = headroom.burst_replicas(bursts, running=est.running, capacity_rps=capacity, slots=est.slots,
                                             target_utilization=config.target_utilization)
     decode = max(_tpot_replicas(config, est), _batch_replicas(config, est))
-    seen = max(sustained_seen, burst, decode)
+    seen = max((lam + backlog_rps) / per_replica, burst, decode)
     if burst > max(sustained, decode):
         return burst, seen, window
     return max(sustained, decode), seen, 0.0
-
-
-def _sustained(config: PolicyConfig, est: Estimate, ramp_rps2: float) -> tuple[float, float]:
-    """Replicas the arrivals of the next scale-up horizon need at the saturated throughput, and
-    the same without the trend: (forecast, seen)."""
-    lam, capacity, horizon = est.arrival_rps, est.capacity_rps, est.scale_up_s
-    trend = max(0.0, est.arrival_trend_rps2, ramp_rps2)
-    forecast = min(lam + trend * horizon, MAX_FORECAST_GROWTH * lam) if lam > 0 else 0.0
-    backlog_rps = est.waiting / max(config.backlog_drain_ratio * config.budget_s, horizon)
-    return ((_with_noise(forecast, horizon) + backlog_rps) / capacity,
-            (_with_noise(lam, horizon) + backlog_rps) / capacity)
-
-
-def _with_noise(rate: float, horizon_s: float) -> float:
-    """The rate the arrivals of one horizon reach HORIZON_NOISE_Z standard deviations above `rate`."""
-    return rate + HORIZON_NOISE_Z * math.sqrt(rate / max(horizon_s, 1.0)) if rate > 0 else 0.0
 
 
 def _tpot_replicas(config: PolicyConfig, est: Estimate) -> float:
@@ -272,9 +250,9 @@ def _tpot_replicas(config: PolicyConfig, est: Estimate) -> float:
 
 
 def _batch_replicas(config: PolicyConfig, est: Estimate) -> float:
-    """Replicas whose batches hold the batch the arrivals sustain (`_sustained_batch`) at the
-    target concurrency: targetUtilization x the calibrated safe concurrency S (`maxConcurrency`,
-    judged on TPOT as well as TTFT), what `render` deploys as each replica's target. The measured TPOT lags the batch that slows it, by the decode of the requests
+    """Replicas whose batches hold the batch the arrivals sustain (`_sustained_batch`) at
+    TPOT_TARGET_SHARE of the calibrated safe concurrency S (`maxConcurrency`, judged on TPOT as
+    well as TTFT). The measured TPOT lags the batch that slows it, by the decode of the requests
     that made the tokens, so a batch growing towards S is read from the count while its TPOT still
     looks fine (diurnal-chat's morning rise at 0.9: 58 requests a replica with S = 60 and the
     rate-based need at 4 of the 4 ready, the TPOT misses a minute on). A batch size learned while
@@ -283,7 +261,7 @@ def _batch_replicas(config: PolicyConfig, est: Estimate) -> float:
     here too, a queue would ask a replica per 0.7 S)."""
     if not config.max_concurrency:
         return 0.0
-    return _sustained_batch(est) / (config.target_utilization * config.max_concurrency)
+    return _sustained_batch(est) / (TPOT_TARGET_SHARE * config.max_concurrency)
 
 
 def _sustained_batch(est: Estimate) -> float:

@@ -10,12 +10,7 @@ requests already running) covers it:
 
 A_w is the largest count of arrivals seen in any w seconds, forgotten with a half-life
 (HISTORY_HALF_LIFE_S), so a model learns its own burstiness online and lets go of one it no
-longer shows.
-
-A rise slower than the rate window's noise (a morning ramp) is read from two moving averages of
-the arrival rate, over L and RAMP_SLOW_LATENCIES x L: along a steady ramp of slope g each lags
-the rate by g x its time constant, so their gap over the gap of time constants is g. Pure
-functions of numbers and a small frozen state.
+longer shows. Pure functions of numbers and a small frozen state.
 """
 
 from __future__ import annotations
@@ -40,14 +35,6 @@ HISTORY_HALF_LIFE_S = 1200.0
 BURST_SLOT_SHARE = 1.0
 # Cumulative-arrival marks are kept at least this far apart (enough resolution for 5 s windows).
 MARK_SPACING_S = 1.0
-# The slow average of the ramp detector spans this many scale-up latencies (the fast one, one): a
-# ramp is what outlasts a scale-up several times over; shorter rises are the bursts' and the
-# rate window's trend's.
-RAMP_SLOW_LATENCIES = 4.0
-# A ramp counts only when the two averages differ by this many standard deviations of their
-# Poisson noise (as the rate window's trend, signals.TREND_MIN_Z): noise projected over a
-# scale-up horizon would otherwise ratchet the fleet up.
-RAMP_MIN_Z = 3.0
 
 
 @dataclass(frozen=True)
@@ -119,45 +106,3 @@ def burst_replicas(history: BurstHistory, *, running: float, capacity_rps: float
         if need > best:
             best, where = need, w
     return (best if math.isfinite(best) else 0.0), where
-
-
-@dataclass(frozen=True)
-class RateAverages:
-    """Moving averages of the arrival rate over one scale-up latency and RAMP_SLOW_LATENCIES of them."""
-
-    fast: float | None = None
-    slow: float | None = None
-    last: float | None = None
-
-
-def observe_rate(averages: RateAverages, now: float, arrival_rps: float, scale_up_s: float) -> RateAverages:
-    """One tick of the ramp detector's two averages (exponential, for uneven ticks)."""
-    if averages.last is None or averages.fast is None or averages.slow is None:
-        return RateAverages(arrival_rps, arrival_rps, now)
-    dt = max(0.0, now - averages.last)
-    fast_tau, slow_tau = _time_constants(scale_up_s)
-    fast = averages.fast + (1.0 - math.exp(-dt / fast_tau)) * (arrival_rps - averages.fast)
-    slow = averages.slow + (1.0 - math.exp(-dt / slow_tau)) * (arrival_rps - averages.slow)
-    return RateAverages(fast, slow, now)
-
-
-def ramp_rps2(averages: RateAverages, scale_up_s: float, arrival_rps: float) -> float:
-    """The slope of a rise (req/s per s) that has lasted a few scale-up latencies and goes on: 0
-    unless the two averages stand apart by RAMP_MIN_Z standard deviations of their Poisson noise
-    (an average over tau seconds of a Poisson rate r varies by r / (2 tau)) and the rate now is
-    above the fast average. A rise in progress orders the three (now > fast > slow); after a
-    burst the averages still stand apart for minutes while the rate is back below them (a 20 s
-    burst to twice the rate would keep asking for 4% more a minute after it ended)."""
-    if averages.fast is None or averages.slow is None or arrival_rps < averages.fast:
-        return 0.0
-    fast_tau, slow_tau = _time_constants(scale_up_s)
-    gap = averages.fast - averages.slow
-    noise = math.sqrt(max(averages.fast, 0.0) / (2 * fast_tau) + max(averages.slow, 0.0) / (2 * slow_tau))
-    if gap <= 0 or gap < RAMP_MIN_Z * noise:
-        return 0.0
-    return gap / (slow_tau - fast_tau)
-
-
-def _time_constants(scale_up_s: float) -> tuple[float, float]:
-    fast = max(scale_up_s, MARK_SPACING_S)
-    return fast, RAMP_SLOW_LATENCIES * fast
