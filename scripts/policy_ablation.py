@@ -42,7 +42,10 @@ default configuration (one configuration for every workload, never tuned) and fo
 - floor-one: without `render`'s floor (minReplicas 1, the fleet starting at the bench's opening
   size), to show what the floor costs or saves;
 - short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes (a probe
-  of the history's memory, not a candidate: the half-life is not tuned on the scoreboard).
+  of the history's memory, not a candidate: the half-life is not tuned on the scoreboard);
+- rate-at-capacity: the sustained rate at the saturated throughput and the batch term at
+  targetUtilization x S (the target concurrency `render` deploys) instead of 0.7 x S: the first
+  candidate for a headroom from history (tried, not in: docs/policy.md).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.
@@ -309,6 +312,21 @@ class FloorOne(Variant):
         return self.ctx.sizing.initial
 
 
+def _rate_at_capacity(original):
+    """The sustained rate at the saturated throughput, the batch need at targetUtilization x S."""
+    def need(config, est, bursts):
+        share = config.target_utilization / decide_module.TPOT_TARGET_SHARE
+        slots = config.max_concurrency * share if config.max_concurrency else None
+        return original(replace(config, target_utilization=1.0, max_concurrency=slots), est, bursts)
+    return need
+
+
+class RateAtCapacity(Variant):
+    """The first candidate for a headroom from history (tried, not in: docs/policy.md)."""
+    name = "ours-rate-at-capacity"
+    patch = (decide_module, "_need", _rate_at_capacity(decide_module._need))
+
+
 class ShortBurstMemory(Variant):
     """Bursts forgotten with a 5-minute half-life instead of 20 minutes."""
     name = "ours-short-burst-memory"
@@ -318,7 +336,7 @@ class ShortBurstMemory(Variant):
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
-            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory)
+            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
