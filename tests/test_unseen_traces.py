@@ -37,6 +37,7 @@ SET3_FILES = ("agent-sessions.csv", "batch-backfill.csv", "tenant-shift.csv")
 SET4_FILES = ("mmpp-api.csv", "morning-ramp.csv", "cron-minutes.csv")
 SET5_FILES = ("self-similar.csv", "outage-retry.csv", "model-merge.csv")
 SET6_FILES = ("steady-cox.csv", "hot-template.csv", "day-end.csv")
+SET_FILES = {3: SET3_FILES, 4: SET4_FILES, 5: SET5_FILES, 6: SET6_FILES}
 
 
 def digests(directory: Path) -> dict[str, str]:
@@ -192,13 +193,15 @@ def test_set2_is_unchanged_byte_for_byte(set2):
     assert digests(set2) == SET2_SEED0
 
 
-def test_set3_is_deterministic_per_seed(tmp_path, set3):
-    assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", "3"]) == 0
-    assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", "3"]) == 0
-    first, again, other = digests(set3), digests(tmp_path / "again"), digests(tmp_path / "other")
-    assert sorted(first) == sorted(SET3_FILES)  # nothing else written, no temporary file left
+@pytest.mark.parametrize("number", [3, 4, 5, 6])
+def test_a_set_is_deterministic_per_seed(tmp_path, request, number):
+    written, files = request.getfixturevalue(f"set{number}"), SET_FILES[number]
+    assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
+    assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", str(number)]) == 0
+    first, again, other = digests(written), digests(tmp_path / "again"), digests(tmp_path / "other")
+    assert sorted(first) == sorted(files)  # nothing else written, no temporary file left
     assert again == first
-    assert all(other[name] != first[name] for name in SET3_FILES)
+    assert all(other[name] != first[name] for name in files)
 
 
 def test_set3_traces_parse_with_the_bench_reader_within_the_token_bounds(set3_arrivals):
@@ -256,19 +259,11 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set3_arrivals):
     assert 2.6 <= sum(work[top:top + 8]) / 8 / (sum(work[:5]) / 5) <= 3.4
 
 
-def test_set4_is_deterministic_per_seed(tmp_path, set4):
-    assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", "4"]) == 0
-    assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", "4"]) == 0
-    first, again, other = digests(set4), digests(tmp_path / "again"), digests(tmp_path / "other")
-    assert sorted(first) == sorted(SET4_FILES)  # nothing else written, no temporary file left
-    assert again == first
-    assert all(other[name] != first[name] for name in SET4_FILES)
-
-
-def test_set4_traces_parse_with_the_bench_reader_within_the_token_bounds(set4_arrivals):
-    for name, arrivals in set4_arrivals.items():
+@pytest.mark.parametrize("number, top_rps", [(4, 12.0), (5, 14.0), (6, 14.0)])
+def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(request, number, top_rps):
+    for name, arrivals in request.getfixturevalue(f"set{number}_arrivals").items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
-        assert 6.0 <= len(arrivals) / 1200.0 <= 12.0, name
+        assert 6.0 <= len(arrivals) / 1200.0 <= top_rps, name
         assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
 
 
@@ -279,12 +274,22 @@ def shifted(name: str, arrivals: list, trace=unseen.set4_trace) -> tuple[list[fl
     return [a.time + rows[0][0] for a in arrivals], seconds, rate
 
 
-def test_set4_traces_hold_their_expected_count(set4_arrivals):
-    """The request count matches the integral of the expected rate (for mmpp-api, of the realised state
-    path) within 5%: 0.973-1.022 on seeds 0-15."""
-    for name in unseen.SET4:
-        times, seconds, rate = shifted(name, set4_arrivals[f"{name}.csv"])
-        expected = integral(rate, 0.0, seconds)
+# Set, its traces, the generator of their expected rate and the integral's step.
+EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, unseen.set5_trace, 0.1),
+                  6: (unseen.SET6, unseen.set6_trace, 0.1)}
+
+
+@pytest.mark.parametrize("number", [4, 5, 6])
+def test_twenty_minute_sets_hold_their_expected_count(request, number):
+    """The request count matches the integral of the expected rate (of the realised state path for
+    mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
+    steady-cox) within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018
+    for set 6."""
+    names, trace, step = EXPECTED_RATES[number]
+    arrivals = request.getfixturevalue(f"set{number}_arrivals")
+    for name in names:
+        times, seconds, rate = shifted(name, arrivals[f"{name}.csv"], trace)
+        expected = integral(rate, 0.0, seconds, step)
         assert abs(len(times) / expected - 1.0) < 0.05, (name, len(times), expected)
 
 
@@ -364,31 +369,6 @@ def test_cron_minutes_fires_at_every_minute_and_harder_every_five(set4_arrivals)
     assert max(counts(times, 1.0, seconds)) >= 12 * len(times) / seconds
 
 
-def test_set5_is_deterministic_per_seed(tmp_path, set5):
-    assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", "5"]) == 0
-    assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", "5"]) == 0
-    first, again, other = digests(set5), digests(tmp_path / "again"), digests(tmp_path / "other")
-    assert sorted(first) == sorted(SET5_FILES)  # nothing else written, no temporary file left
-    assert again == first
-    assert all(other[name] != first[name] for name in SET5_FILES)
-
-
-def test_set5_traces_parse_with_the_bench_reader_within_the_token_bounds(set5_arrivals):
-    for name, arrivals in set5_arrivals.items():
-        assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
-        assert 6.0 <= len(arrivals) / 1200.0 <= 14.0, name
-        assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
-
-
-def test_set5_traces_hold_their_expected_count(set5_arrivals):
-    """The request count matches the integral of the expected rate (for self-similar, of the realised
-    ON periods) within 5%: 0.954-1.030 on seeds 0-15."""
-    for name in unseen.SET5:
-        times, seconds, rate = shifted(name, set5_arrivals[f"{name}.csv"], unseen.set5_trace)
-        expected = integral(rate, 0.0, seconds, 0.1)
-        assert abs(len(times) / expected - 1.0) < 0.05, (name, len(times), expected)
-
-
 def test_self_similar_varies_at_minute_scale_and_is_near_poisson_at_one_second(set5_arrivals):
     """24 on/off sources with Pareto sojourns, 1 req/s each while ON: 12 req/s expected, but the rate
     wanders with the number of sources ON, so the mean is 10.5-13.3 req/s on seeds 0-15. Many small
@@ -451,31 +431,6 @@ def test_model_merge_moves_a_second_model_over_in_weight_steps(set5_arrivals):
     assert abs(sum(1 for t in times if t >= 840.0) / 360.0 / 14.0 - 1.0) < 0.12
     assert 4.5 <= dispersion(counts([t - 840.0 for t in times if t >= 840.0], 1.0, 360.0)) <= 8.5
     assert 0.7 <= dispersion(counts([t for t in times if t < 180.0], 1.0, 180.0)) <= 1.35
-
-
-def test_set6_is_deterministic_per_seed(tmp_path, set6):
-    assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", "6"]) == 0
-    assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", "6"]) == 0
-    first, again, other = digests(set6), digests(tmp_path / "again"), digests(tmp_path / "other")
-    assert sorted(first) == sorted(SET6_FILES)  # nothing else written, no temporary file left
-    assert again == first
-    assert all(other[name] != first[name] for name in SET6_FILES)
-
-
-def test_set6_traces_parse_with_the_bench_reader_within_the_token_bounds(set6_arrivals):
-    for name, arrivals in set6_arrivals.items():
-        assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
-        assert 6.0 <= len(arrivals) / 1200.0 <= 14.0, name
-        assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
-
-
-def test_set6_traces_hold_their_expected_count(set6_arrivals):
-    """The request count matches the integral of the expected rate (for steady-cox, of the realised
-    intensity) within 5%: 0.973-1.018 on seeds 0-15."""
-    for name in unseen.SET6:
-        times, seconds, rate = shifted(name, set6_arrivals[f"{name}.csv"], unseen.set6_trace)
-        expected = integral(rate, 0.0, seconds, 0.1)
-        assert abs(len(times) / expected - 1.0) < 0.05, (name, len(times), expected)
 
 
 def test_steady_cox_is_steady_with_a_slowly_wandering_over_dispersed_rate(set6_arrivals):
