@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 
 import pytest
 import yaml
@@ -18,6 +19,7 @@ from scaler.loadgen.calibrate import (
     next_concurrency,
     run_calibration,
     safe_level,
+    saturation_concurrency,
 )
 from scaler.loadgen.client import ERROR, OK, Result
 from scaler.spec.model import Calibration
@@ -148,6 +150,22 @@ def test_calibration_block_is_a_valid_spec_block():
     assert block.expected_prefill_seconds == pytest.approx(0.025)
 
 
+def test_the_block_takes_the_saturated_throughput_as_capacity_when_a_saturation_level_ran():
+    levels = [_level(1, True, rps=0.8), _level(8, True, rps=5.0), _level(16, False, rps=6.5), _level(12, False),
+              _level(10, True, rps=6.1), _level(11, False)]
+    assert saturation_concurrency(levels) == 22  # twice the lowest that missed (11)
+    levels.append(replace(_level(22, False, rps=6.6), saturation=True))
+    assert saturation_concurrency(levels) == 22 and safe_level(levels).concurrency == 10
+    text, values = calibration_block(levels, 0.1, "note")
+    assert values["safeConcurrency"] == 10 and values["perReplicaCapacity"] == pytest.approx(6.6)
+    assert "saturated: 22 in flight" in text
+    # No level missed: no saturation level, and the safe level's throughput is all there is.
+    passing = [_level(1, True, rps=0.8), _level(2, True, rps=1.5)]
+    assert saturation_concurrency(passing) is None
+    text, values = calibration_block(passing, 0.1, "note")
+    assert values["perReplicaCapacity"] == pytest.approx(1.5) and "no level missed" in text
+
+
 def test_no_block_when_nothing_meets_the_target():
     text, values = calibration_block([_level(1, False)], 0.1, "note")
     assert values is None and "no calibration block" in text
@@ -190,7 +208,13 @@ def test_calibrate_finds_the_emulators_max_num_seqs(emulator_fleet):
     assert all(l.passed == (l.concurrency <= MAX_NUM_SEQS) for l in levels), measured
     safe = safe_level(levels)
     assert safe is not None and safe.concurrency == MAX_NUM_SEQS, measured
-    assert seen[-1] == f"{MAX_NUM_SEQS} meets the target and {MAX_NUM_SEQS + 1} misses it"
+    # The search ends at the safe level; one more level, at twice the first that missed, keeps
+    # requests waiting for the 4 sequences and measures the saturated throughput.
+    assert seen[-2] == (f"{MAX_NUM_SEQS} meets the target and {MAX_NUM_SEQS + 1} misses it; "
+                        f"measuring the saturated throughput at {2 * (MAX_NUM_SEQS + 1)} in flight")
+    saturated = levels[-1]
+    assert saturated.saturation and saturated.concurrency == 2 * (MAX_NUM_SEQS + 1) and not saturated.passed
+    assert [l for l in levels if l.saturation] == [saturated]
     # Capacity is a batch's. At most what the engine model allows: no request finishes sooner than
     # its prefill plus a decode step alone for each token after the first, with the fewest tokens
     # the level asks for (max_tokens less the spread); the host can only slow it. At least 1.5x
@@ -203,6 +227,12 @@ def test_calibrate_finds_the_emulators_max_num_seqs(emulator_fleet):
     assert first.concurrency == 1
     assert 1.5 * first.throughput_rps <= safe.throughput_rps <= MAX_NUM_SEQS / fastest_e2e, (
         safe.throughput_rps, first.throughput_rps, MAX_NUM_SEQS / fastest_e2e)
+    # Saturated, the batch holds its 4 sequences throughout: the same bounds (it completes what the
+    # full batch completes; queued requests add waiting, not throughput).
+    assert 1.5 * first.throughput_rps <= saturated.throughput_rps <= MAX_NUM_SEQS / fastest_e2e, (
+        saturated.throughput_rps, first.throughput_rps, MAX_NUM_SEQS / fastest_e2e)
+    _, values = calibration_block(levels, config.target_p95_s, "note")
+    assert values["perReplicaCapacity"] == pytest.approx(saturated.throughput_rps, abs=1e-3)
     # expectedPrefillSeconds (TTFT p50 at concurrency 1) is the prefill with nothing queued: never
     # under the engine's prefill step (the first token comes when the step ends, on the same
     # model clock), and under the TTFT p50 of every level where requests queue (0.15 s and up).

@@ -10,15 +10,20 @@ loop (exactly c requests in flight), drops its first c results (the ramp) and re
 - throughput by Little's law, c / mean end-to-end latency, which in a closed loop is the rate of
   completions without having to cut a measurement window.
 
-The result is the spec's calibration block: safeConcurrency, perReplicaCapacity (throughput at
-the safe concurrency) and expectedPrefillSeconds (TTFT p50 at concurrency 1, where nothing queues).
+Once the search has found a level that misses, one more level runs at SATURATION_FACTOR x that
+concurrency: its throughput is the replica's saturated rate, what the scaler learns as its capacity
+while requests wait and what the simulator validates the policy with (a replica kept full).
+
+The result is the spec's calibration block: safeConcurrency, perReplicaCapacity (the saturated
+throughput; the safe level's when no level missed) and expectedPrefillSeconds (TTFT p50 at
+concurrency 1, where nothing queues).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -28,6 +33,9 @@ from scaler.loadgen.endpoint import Endpoint
 from scaler.loadgen.retry import Backoff
 from scaler.loadgen.runner import closed_loop, discover_model, new_session
 from scaler.workloads import Arrival
+
+# The saturation level runs at this multiple of the lowest concurrency that missed the target.
+SATURATION_FACTOR = 2
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,8 @@ class Level:
     throughput_rps: float | None
     passed: bool
     reason: str
+    saturation: bool = False  # measured past the search, for the saturated throughput
+
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -112,10 +122,26 @@ def next_concurrency(levels: Sequence[Level], max_concurrency: int, resolution: 
 
 
 def safe_level(levels: Sequence[Level]) -> Level | None:
-    """The highest level that met the target below the lowest that missed it."""
-    first_miss = min((l.concurrency for l in levels if not l.passed), default=None)
-    candidates = [l for l in levels if l.passed and (first_miss is None or l.concurrency < first_miss)]
+    """The highest level of the search that met the target below the lowest that missed it."""
+    searched = [l for l in levels if not l.saturation]
+    first_miss = min((l.concurrency for l in searched if not l.passed), default=None)
+    candidates = [l for l in searched if l.passed and (first_miss is None or l.concurrency < first_miss)]
     return max(candidates, key=lambda l: l.concurrency) if candidates else None
+
+
+def saturation_concurrency(levels: Sequence[Level]) -> int | None:
+    """Where to measure the saturated throughput once the search is over: SATURATION_FACTOR x the
+    lowest concurrency that missed (None when none did). Where the miss was a queue (more requests
+    than the engine's batch), twice as many keep it from emptying; where it was the TPOT of a
+    large batch, the batch's throughput has flattened by then (the simulator's replica: within 4%
+    from 0.7 x its safe concurrency to 2,400 in flight)."""
+    first_miss = min((l.concurrency for l in levels if not l.passed and not l.saturation), default=None)
+    return None if first_miss is None else SATURATION_FACTOR * first_miss
+
+
+def capacity_level(levels: Sequence[Level]) -> Level | None:
+    """The level whose throughput is `perReplicaCapacity`: the saturation level, else the safe one."""
+    return next((l for l in levels if l.saturation and l.throughput_rps), None) or safe_level(levels)
 
 
 def level_requests(concurrency: int, prompt_tokens: int, max_tokens: int, count: int, spread: float,
@@ -131,9 +157,12 @@ def calibration_block(levels: Sequence[Level], target_p95_s: float, note: str) -
     first = next((l for l in levels if l.concurrency == 1), None)
     if safe is None or first is None or first.ttft_p50_s is None:
         return f"# {note}\n# no concurrency met the TTFT p95 target of {target_p95_s:g}s: no calibration block\n", None
+    capacity = capacity_level(levels)
+    measured_at = (f"saturated: {capacity.concurrency} in flight" if capacity.saturation
+                   else "at safeConcurrency: no level missed, so no saturated level was measured")
     values = {
         "safeConcurrency": safe.concurrency,
-        "perReplicaCapacity": round(safe.throughput_rps, 3),
+        "perReplicaCapacity": round(capacity.throughput_rps, 3),
         "scaleUpLatencySeconds": "auto",
         "expectedPrefillSeconds": round(first.ttft_p50_s, 4),
     }
@@ -142,7 +171,7 @@ def calibration_block(levels: Sequence[Level], target_p95_s: float, note: str) -
         "calibration:",
         f"  safeConcurrency: {values['safeConcurrency']}          "
         f"# at this concurrency: {safe.reason}",
-        f"  perReplicaCapacity: {values['perReplicaCapacity']}    # requests/s one replica completes at safeConcurrency",
+        f"  perReplicaCapacity: {values['perReplicaCapacity']}    # requests/s one replica completes, {measured_at}",
         "  scaleUpLatencySeconds: auto  # or measure: scale-up decision to Ready on a cold node (node, image, weights)",
         f"  expectedPrefillSeconds: {values['expectedPrefillSeconds']}  # TTFT p50 at concurrency 1 (nothing queued)",
     ]
@@ -205,6 +234,7 @@ async def run_calibration(config: CalibrateConfig, on_level=None, on_progress=No
                         sleep=lambda s: clock.sleep_until(clock.now() + s), rng=rng,
                         timeout_s=config.timeout_s / config.speed)
         concurrency, why = next_concurrency(levels, config.max_concurrency, config.resolution)
+        saturating = False
         while concurrency is not None:
             count = max(config.min_requests, config.rounds * concurrency) + concurrency  # + the ramp
             requests = level_requests(concurrency, config.prompt_tokens, config.max_tokens, count, config.spread, rng)
@@ -219,8 +249,16 @@ async def run_calibration(config: CalibrateConfig, on_level=None, on_progress=No
                     on_progress(c, done, total)
 
             results = await closed_loop(client, concurrency, requests, clock, progress, stagger, rng)
-            levels.append(judge(concurrency, results, config.target_p95_s, config.tpot_target_p95_s))
-            concurrency, why = next_concurrency(levels, config.max_concurrency, config.resolution)
+            level = judge(concurrency, results, config.target_p95_s, config.tpot_target_p95_s)
+            levels.append(replace(level, saturation=saturating))
+            if saturating:
+                concurrency, why = None, "the saturated throughput is perReplicaCapacity"
+            else:
+                concurrency, why = next_concurrency(levels, config.max_concurrency, config.resolution)
+                saturating = concurrency is None and saturation_concurrency(levels) is not None
+                if saturating:
+                    concurrency = saturation_concurrency(levels)
+                    why = f"{why}; measuring the saturated throughput at {concurrency} in flight"
             if on_level:
                 on_level(levels[-1], why)
     return model, levels

@@ -60,7 +60,8 @@ def levels_table(levels: list[Level]) -> Table:
         table.add_row(str(level.concurrency), str(level.requests), str(level.failed), ms(level.ttft_p50_s),
                       ms(level.ttft_p95_s), ms(level.tpot_p50_s),
                       "-" if level.throughput_rps is None else f"{level.throughput_rps:.2f}",
-                      "[green]meets" if level.passed else f"[red]misses{'' if level.ttft_p95_s else ': failures'}")
+                      ("[green]meets" if level.passed else f"[red]misses{'' if level.ttft_p95_s else ': failures'}")
+                      + (" [/][bold](saturated)" if level.saturation else ""))
     return table
 
 
