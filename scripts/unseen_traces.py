@@ -452,10 +452,6 @@ def write_traces(out: Path, seed: int, names: tuple[str, ...], trace) -> None:
               f"{statistics.median(o for _, _, o in rows):.0f} tokens")
 
 
-def write_set2(out: Path, seed: int) -> None:
-    write_traces(out, seed, SET2, set2_trace)
-
-
 # ---- set 3 ----------------------------------------------------------------------------------------
 
 
@@ -463,6 +459,11 @@ def lognormal_from(mean: float, sd: float) -> tuple[float, float]:
     """(mu, sigma) of the lognormal with this mean and standard deviation."""
     sigma2 = math.log(1.0 + (sd / mean) ** 2)
     return math.log(mean) - sigma2 / 2.0, math.sqrt(sigma2)
+
+
+def lognormal_median_mean(median: float, mean: float) -> tuple[float, float]:
+    """(mu, sigma) of the lognormal with this median and mean."""
+    return math.log(median), math.sqrt(2.0 * math.log(mean / median))
 
 
 def poisson_times(rng: random.Random, rate: float, start: float, end: float) -> list[float]:
@@ -583,10 +584,6 @@ def set3_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
     raise ValueError(f"trace: expected one of {', '.join(SET3)}, got {name!r}")
 
 
-def write_set3(out: Path, seed: int) -> None:
-    write_traces(out, seed, SET3, set3_trace)
-
-
 # ---- set 4 ----------------------------------------------------------------------------------------
 
 MMPP_RATES = (6.0, 18.0)  # requests/s in the quiet and the busy state
@@ -688,10 +685,6 @@ def set4_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
     raise ValueError(f"trace: expected one of {', '.join(SET4)}, got {name!r}")
 
 
-def write_set4(out: Path, seed: int) -> None:
-    write_traces(out, seed, SET4, set4_trace)
-
-
 # ---- set 5 ----------------------------------------------------------------------------------------
 
 ONOFF_SOURCES, ONOFF_RATE, ONOFF_ALPHA, ONOFF_MEAN_S, ONOFF_WARMUP_S = 24, 1.0, 1.4, 20.0, 3600.0
@@ -744,8 +737,8 @@ def outage_rate(onset: float) -> Rate:
 
 MERGE_BASE, MERGE_MOVED, MERGE_WEIGHTS, MERGE_STEP_S = 6.0, 8.0, (0.2, 0.4, 0.6, 0.8, 1.0), 120.0
 MERGE_SHAPE = 1.0 / 13.2  # Gamma gaps of CV sqrt(13.2) = 3.6
-CODE_PROMPT = (math.log(1469.0), math.sqrt(2.0 * math.log(2048.0 / 1469.0)))  # the Azure 2023 code trace's median and mean
-CODE_OUTPUT = (math.log(13.0), math.sqrt(2.0 * math.log(27.9 / 13.0)))
+CODE_PROMPT = lognormal_median_mean(1469.0, 2048.0)  # the Azure 2023 code trace's median and mean
+CODE_OUTPUT = lognormal_median_mean(13.0, 27.9)
 
 
 def code_lengths(rng: random.Random) -> tuple[int, int]:
@@ -793,15 +786,11 @@ def set5_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
     raise ValueError(f"trace: expected one of {', '.join(SET5)}, got {name!r}")
 
 
-def write_set5(out: Path, seed: int) -> None:
-    write_traces(out, seed, SET5, set5_trace)
-
-
 # ---- set 6 ----------------------------------------------------------------------------------------
 
 COX_MEAN, COX_SIGMA, COX_TAU_S = 9.0, 0.21, 300.0  # req/s; the log-intensity's sd and correlation time
-CONV_PROMPT = (math.log(1020.0), math.sqrt(2.0 * math.log(1155.0 / 1020.0)))  # the Azure 2023 conversation trace's median and mean
-CONV_OUTPUT = (math.log(129.0), math.sqrt(2.0 * math.log(211.0 / 129.0)))
+CONV_PROMPT = lognormal_median_mean(1020.0, 1155.0)  # the Azure 2023 conversation trace's median and mean
+CONV_OUTPUT = lognormal_median_mean(129.0, 211.0)
 
 
 def conv_lengths(rng: random.Random) -> tuple[int, int]:
@@ -892,8 +881,9 @@ def set6_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
     raise ValueError(f"trace: expected one of {', '.join(SET6)}, got {name!r}")
 
 
-def write_set6(out: Path, seed: int) -> None:
-    write_traces(out, seed, SET6, set6_trace)
+# Sets 2 on: their trace names and the function that draws one trace of them for a seed.
+SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
+        6: (SET6, set6_trace)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -911,7 +901,11 @@ def main(argv: list[str] | None = None) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         parser.error(f"--out: cannot create the directory {args.out} ({exc.strerror})")
-    {1: write_set1, 2: write_set2, 3: write_set3, 4: write_set4, 5: write_set5, 6: write_set6}[args.trace_set](args.out, args.seed)
+    if args.trace_set == 1:
+        write_set1(args.out, args.seed)
+    else:
+        names, trace = SETS[args.trace_set]
+        write_traces(args.out, args.seed, names, trace)
     return 0
 
 

@@ -55,7 +55,6 @@ class Level:
     reason: str
     saturation: bool = False  # measured past the search, for the saturated throughput
 
-
     def to_json(self) -> dict:
         return asdict(self)
 
@@ -133,8 +132,9 @@ def saturation_concurrency(levels: Sequence[Level]) -> int | None:
     """Where to measure the saturated throughput once the search is over: SATURATION_FACTOR x the
     lowest concurrency that missed (None when none did). Where the miss was a queue (more requests
     than the engine's batch), twice as many keep it from emptying; where it was the TPOT of a
-    large batch, the batch's throughput has flattened by then (the simulator's replica: within 4%
-    from 0.7 x its safe concurrency to 2,400 in flight)."""
+    large batch, the batch's throughput has mostly flattened by then (the simulator's replica on
+    five of the fourth and fifth sets' mixes: 0.99-1.02 of the saturated rate at half the safe
+    concurrency, 1.06-1.08 at it; `scripts/throughput_by_concurrency.py`)."""
     first_miss = min((l.concurrency for l in levels if not l.passed and not l.saturation), default=None)
     return None if first_miss is None else SATURATION_FACTOR * first_miss
 
@@ -255,9 +255,8 @@ async def run_calibration(config: CalibrateConfig, on_level=None, on_progress=No
                 concurrency, why = None, "the saturated throughput is perReplicaCapacity"
             else:
                 concurrency, why = next_concurrency(levels, config.max_concurrency, config.resolution)
-                saturating = concurrency is None and saturation_concurrency(levels) is not None
-                if saturating:
-                    concurrency = saturation_concurrency(levels)
+                if concurrency is None and (saturated := saturation_concurrency(levels)) is not None:
+                    concurrency, saturating = saturated, True
                     why = f"{why}; measuring the saturated throughput at {concurrency} in flight"
             if on_level:
                 on_level(levels[-1], why)

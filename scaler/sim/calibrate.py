@@ -70,8 +70,15 @@ def saturated_throughput(params: EngineParams, lengths: list[tuple[int, int]], s
     read 1.5x the long-run rate on a 10%-long mix: the same clumps of long requests came round
     every pass); both figures are from ad-hoc probes when this was written. Random draws converge:
     `scripts/calibration_spread.py` prints the 4,800-completion figure beside a 12,000 one."""
+    return throughput_in_flight(params, lengths, max(len(lengths), params.max_num_seqs + 1), seed, completions)
+
+
+def throughput_in_flight(params: EngineParams, lengths: list[tuple[int, int]], in_flight: int, seed: int,
+                         completions: int = MEASURED_COMPLETIONS) -> float:
+    """Completions per second of one replica holding exactly `in_flight` requests, each finished one
+    replaced by a random draw from `lengths`, counted over `completions` after as many as were in
+    flight at the start. Above the engine's batch limit requests wait: the saturated throughput."""
     rng = random.Random(seed)
-    in_flight = max(len(lengths), params.max_num_seqs + 1)
     started = _keep_full(params, lambda: rng.choice(lengths), in_flight, stop_after=in_flight + completions)
     done = sorted(r.finish_time for r in started if r.finish_time is not None)
     return (completions - 1) / (done[-1] - done[-completions])
