@@ -45,7 +45,9 @@ default configuration (one configuration for every workload, never tuned) and fo
   of the history's memory, not a candidate: the half-life is not tuned on the scoreboard);
 - rate-at-capacity: the sustained rate at the saturated throughput and the batch term at
   targetUtilization x S (the target concurrency `render` deploys) instead of 0.7 x S: the first
-  candidate for a headroom from history (tried, not in: docs/policy.md).
+  candidate for a headroom from history (tried, not in: docs/policy.md);
+- no-slow-tokens: without the slow-token term (the share of finished requests over the TPOT SLO
+  asks for no replicas).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.
@@ -78,7 +80,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scaler.admission import AdmissionConfig  # noqa: E402
 from scaler.autoscaling import ScalingPolicy, ScalingRules  # noqa: E402
-from scaler.policy import excursions, headroom  # noqa: E402
+from scaler.policy import excursions, headroom, slow_tokens  # noqa: E402
 from scaler.policy.predict import Prediction  # noqa: E402
 from scaler.policy.signals import RECENT_S, SignalWindow  # noqa: E402
 from scaler.sim import calibrate, policies  # noqa: E402
@@ -314,10 +316,10 @@ class FloorOne(Variant):
 
 def _rate_at_capacity(original):
     """The sustained rate at the saturated throughput, the batch need at targetUtilization x S."""
-    def need(config, est, bursts):
+    def need(config, est, bursts, slow_need):
         share = config.target_utilization / decide_module.TPOT_TARGET_SHARE
         slots = config.max_concurrency * share if config.max_concurrency else None
-        return original(replace(config, target_utilization=1.0, max_concurrency=slots), est, bursts)
+        return original(replace(config, target_utilization=1.0, max_concurrency=slots), est, bursts, slow_need)
     return need
 
 
@@ -325,6 +327,12 @@ class RateAtCapacity(Variant):
     """The first candidate for a headroom from history (tried, not in: docs/policy.md)."""
     name = "ours-rate-at-capacity"
     patch = (decide_module, "_need", _rate_at_capacity(decide_module._need))
+
+
+class NoSlowTokens(Variant):
+    """Without the slow-token term: the share of requests over the TPOT SLO asks for nothing."""
+    name = "ours-no-slow-tokens"
+    patch = (slow_tokens, "replicas", lambda state, arrival_rps: 0.0)
 
 
 class ShortBurstMemory(Variant):
@@ -336,7 +344,7 @@ class ShortBurstMemory(Variant):
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
-            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity)
+            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

@@ -44,15 +44,30 @@ CAPTURE_MODEL = "qwen2.5-1.5b"
 
 
 def vllm_page(model: str = CAPTURE_MODEL, waiting: float | str = 0, running: float | str = 0,
-              completed: float | str = 10) -> str:
+              completed: float | str = 10, tpot: tuple[int, int] | None = None) -> str:
     """The real capture with the model renamed and the waiting, running and
-    request_success_total{finished_reason="length"} values replaced."""
+    request_success_total{finished_reason="length"} values replaced; `tpot` = (slow, finished)
+    rewrites vllm:request_time_per_output_token_seconds: `finished` requests, `slow` of them over
+    0.1 s (the capture's 10 all took 0.01-0.025 s)."""
     text = CAPTURE.read_text().replace(f'model_name="{CAPTURE_MODEL}"', f'model_name="{model}"')
     edits = {r"vllm:num_requests_waiting\{[^}]*\}": waiting, r"vllm:num_requests_running\{[^}]*\}": running,
              r'vllm:request_success_total\{[^}]*finished_reason="length"[^}]*\}': completed}
     for series, value in edits.items():
         text, count = re.subn(rf"^({series}) \S+$", rf"\g<1> {value}", text, flags=re.M)
         assert count == 1, series
+    if tpot is not None:
+        slow, finished = tpot
+
+        def bucket(match: re.Match) -> str:
+            le = float(match.group(2))
+            return f"{match.group(1)} {finished - slow if le <= 0.1 else finished}"
+
+        text, count = re.subn(r'^(vllm:request_time_per_output_token_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\}) \S+$',
+                              bucket, text, flags=re.M)
+        assert count == 20, "the capture's 20 TPOT buckets"
+        text, count = re.subn(r"^(vllm:request_time_per_output_token_seconds_count\{[^}]*\}) \S+$",
+                              rf"\g<1> {finished}", text, flags=re.M)
+        assert count == 1
     return text
 
 

@@ -4,6 +4,7 @@ staleness, forgetting deleted ScaledObjects, and the JSON line of every state ch
 from __future__ import annotations
 
 import json
+import math
 import logging
 
 import pytest
@@ -283,3 +284,23 @@ def test_rls_arrivals_vllm_never_sees_do_not_drive_demand():
         busy.apply(Observation(clock.now, 0, 4, 2, completed), None, clock.now, 0.01)
     assert not idle.arrivals_trusted and idle.decision.arrival_rps < 1 and idle.decision.demand < 1, idle.decision
     assert busy.arrivals_trusted and 9 <= busy.decision.arrival_rps <= 11, busy.decision.arrival_rps
+
+
+def test_the_tpot_histogram_reaches_the_policy_as_the_share_over_the_slo():
+    """Each finished request's TPOT, read from vLLM's buckets at the model's TPOT SLO: 2% of 20
+    requests/s over 0.1 s for five minutes asks for more replicas than the queue does."""
+    clock = Clock()
+    registry = ModelRegistry(clock=clock)
+    entry = registry.ensure({**META, "tpotSloSeconds": "0.1", "perReplicaCapacity": "10"})
+    silent = registry.ensure({**META, "model": "no-tpot-slo", "perReplicaCapacity": "10"})
+    finished = 0.0
+    for _ in range(300):
+        clock.now += 1.0
+        finished += 20.0
+        buckets = ((0.05, finished * 0.9), (0.1, finished * 0.98), (0.15, finished), (math.inf, finished))
+        for model in (entry, silent):
+            model.apply(Observation(clock.now, 0, 8, 4, finished, tpot_buckets=buckets), None, clock.now, 0.01)
+    assert entry.decision.tpot_slow_share == pytest.approx(0.02)
+    assert entry.decision.need >= 4 * (0.02 / 0.005) ** (1 / 3) - 0.01, entry.decision
+    assert any("missed the TPOT SLO" in note for note in entry.decision.notes)
+    assert silent.decision.tpot_slow_share is None and silent.decision.need < 4  # no TPOT SLO: nothing counted

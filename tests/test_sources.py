@@ -17,10 +17,10 @@ from kubernetes import client as k8s
 
 from scaler.server.metadata import SourceSpec
 from scaler.sources import ModelQuery, Observation, SourceError
-from scaler.sources.counters import FORGET_AFTER_S, MonotonicCounters
+from scaler.sources.counters import FORGET_AFTER_S, MonotonicCounters, monotonic_buckets
 from scaler.sources.discovery import Discovery, KubernetesPodLister, PodInfo, Target, pod_info
 from scaler.sources.scrape import ScrapeSource
-from scaler.sources.vllm import parse_page
+from scaler.sources.vllm import parse_page, tpot_over
 from scaler_helpers import CAPTURE_MODEL, HostileServer, PageServer, vllm_page
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vllm"
@@ -54,6 +54,26 @@ def test_engines_of_a_data_parallel_replica_are_summed():
     assert (sample.waiting, sample.running, sample.completed, sample.generated) == (4, 6, 10, 2 * 584)
 
 
+def test_the_tpot_histogram_counts_requests_over_the_slo_never_fewer():
+    capture = parse_page((FIXTURES / "metrics_sample_0.29.0.txt").read_text())[CAPTURE_MODEL]
+    assert len(capture.tpot_buckets) == 20 and capture.tpot_buckets[-1] == (math.inf, 10.0)
+    assert tpot_over(capture.tpot_buckets, 0.1) == (0.0, 10.0)  # the capture's 10 took 0.01-0.025 s
+    buckets = parse_page(vllm_page(tpot=(3, 40)))[CAPTURE_MODEL].tpot_buckets
+    assert tpot_over(buckets, 0.1) == (3.0, 40.0)
+    assert tpot_over(buckets, 0.12) == (3.0, 40.0)  # between two bounds: the one under it
+    assert tpot_over(buckets, 0.005) == (40.0, 40.0)  # under the first bound: none known within
+    assert tpot_over(buckets, None) == (None, None)  # no TPOT SLO: nothing to count
+    lines = vllm_page().splitlines()
+    without = "\n".join(line for line in lines if "request_time_per_output_token" not in line) + "\n"
+    assert parse_page(without)[CAPTURE_MODEL].tpot_buckets == ()
+    no_inf = "\n".join(line for line in lines if not ("request_time_per_output_token" in line and '"+Inf"' in line))
+    assert tpot_over(parse_page(no_inf + "\n")[CAPTURE_MODEL].tpot_buckets, 0.1) == (None, None)  # no count
+    second = "\n".join(line.replace('engine="0"', 'engine="1"') for line in vllm_page(tpot=(3, 40)).splitlines()
+                       if line.startswith("vllm:request_time_per_output_token_seconds_bucket{"))
+    both = parse_page(vllm_page(tpot=(3, 40)) + second + "\n")[CAPTURE_MODEL].tpot_buckets
+    assert tpot_over(both, 0.1) == (6.0, 80.0)  # the engines of a data-parallel replica are summed
+
+
 def test_nan_queue_leaves_the_model_out_nan_counter_is_unknown():
     assert parse_page(vllm_page(waiting="NaN")) == {}
     assert parse_page(vllm_page(running="+Inf")) == {}
@@ -73,6 +93,22 @@ def test_counters_survive_restarts_new_replicas_and_departures():
     assert counters.update("other", {"a": 1.0}, now=4) == 0  # per model
     counters.prune(now=4 + FORGET_AFTER_S + 1)
     assert counters.update("m", {"c": 50.0}, now=5 + FORGET_AFTER_S) == 26  # forgotten: baseline again
+
+
+def test_histogram_buckets_are_counters_of_their_own_across_restarts():
+    counters = MonotonicCounters()
+
+    def h(slow, finished):
+        return ((0.1, finished - slow), (math.inf, finished))
+
+    assert monotonic_buckets(counters, "m", {"a": h(1, 10), "b": h(0, 5)}, now=0) == ((0.1, 0.0), (math.inf, 0.0))
+    assert monotonic_buckets(counters, "m", {"a": h(3, 20), "b": h(0, 9)}, now=1) == ((0.1, 12.0), (math.inf, 14.0))
+    # a restarted: its 2 are new work, nothing is taken away.
+    assert monotonic_buckets(counters, "m", {"a": h(0, 2), "b": h(0, 9)}, now=2) == ((0.1, 14.0), (math.inf, 16.0))
+    assert monotonic_buckets(counters, "m", {"a": (), "b": ()}, now=3) == ()  # nobody reports it: unknown
+    # A replica with other bounds: only the bounds every replica has, so no bucket holds more than the next.
+    other = ((0.05, 1.0), (0.1, 2.0), (math.inf, 2.0))
+    assert [le for le, _ in monotonic_buckets(counters, "m", {"a": other, "b": h(0, 9)}, now=4)] == [0.1, math.inf]
 
 
 # --- direct scrape -----------------------------------------------------------------
@@ -109,6 +145,26 @@ def test_scrape_sums_replicas_and_counts_those_that_answered():
     assert mine.note.startswith("2 target(s) did not answer; first: ")
     assert result["another-model"].waiting == 50 and result["another-model"].ready_replicas == 1
     assert a.hits == b.hits == other.hits == 1  # a URL is fetched once per round, however many models list it
+
+
+def test_scrape_follows_the_tpot_histogram_as_counters():
+    a = PageServer(vllm_page(tpot=(0, 10)))
+    source = ScrapeSource()
+
+    async def rounds():
+        try:
+            first = (await source.observe([scrape_query(a.url)], 1.0))[CAPTURE_MODEL]
+            a.text = vllm_page(tpot=(2, 30))
+            return first, (await source.observe([scrape_query(a.url)], 2.0))[CAPTURE_MODEL]
+        finally:
+            await source.close()
+
+    try:
+        first, second = asyncio.run(rounds())
+    finally:
+        a.close()
+    assert tpot_over(first.tpot_buckets, 0.1) == (0.0, 0.0)  # first sight is a baseline
+    assert tpot_over(second.tpot_buckets, 0.1) == (2.0, 20.0)
 
 
 def test_scrape_with_no_target_answering_is_an_error_not_zero():

@@ -12,6 +12,7 @@ from scaler.server.metadata import SourceSpec
 from scaler.sources import ModelQuery, Observation, SourceError
 from scaler.sources.base import NoSeries
 from scaler.sources.prometheus import PrometheusSource, build_queries
+from scaler.sources.vllm import tpot_over
 from scaler_helpers import CAPTURE_MODEL, PageServer, vllm_page
 
 pytestmark = pytest.mark.integration
@@ -56,9 +57,13 @@ def test_one_round_answers_every_model_from_validated_names(prometheus_server, p
     assert isinstance(absent, NoSeries) and "absent-model" in str(absent)
     assert isinstance(result["nan-model"], SourceError) and "is nan" in str(result["nan-model"])
 
-    pages["a"].text = vllm_page(waiting=3, running=2, completed=15)
+    assert tpot_over(mine.tpot_buckets, 0.1) == (0.0, 0.0)  # the TPOT buckets: a baseline too
+
+    pages["a"].text = vllm_page(waiting=3, running=2, completed=15, tpot=(2, 15))
     poll_until(lambda: observe(source, CAPTURE_MODEL)[CAPTURE_MODEL].completed_total == 5, 10,
                "five more completions on replica a")
+    # Per replica and bound: replica a's five new requests, two of them over 0.1 s.
+    assert tpot_over(observe(source, CAPTURE_MODEL)[CAPTURE_MODEL].tpot_buckets, 0.1) == (2.0, 5.0)
 
     pages["b"].close()  # a replica goes away: its `up` drops to 0 and its series go stale
     poll_until(lambda: observe(source, CAPTURE_MODEL)[CAPTURE_MODEL].ready_replicas == 1, 10, "one ready replica")

@@ -18,7 +18,7 @@ from scaler.server.registry import ModelRegistry
 from scaler.sources import ModelQuery, Observation
 from scaler.sources.prometheus import PrometheusSource
 from scaler.sources.scrape import ScrapeSource
-from scaler.sources.vllm import parse_page
+from scaler.sources.vllm import parse_page, tpot_over
 from scaler_helpers import CAPTURE_MODEL, PageServer, vllm_page
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vllm"
@@ -148,6 +148,11 @@ def check_tpot(prom, fleet, model: str, step_s: float) -> None:
 
     asyncio.run(run())
     assert tpot_entry.observation.generation_tokens_total > 0  # output tokens counted since the first poll
+    # The emulator's per-request TPOT histogram, through Prometheus: every request finished since
+    # the first poll took a 50 ms step per token, over the 20 ms SLO (the slow-token term's input;
+    # the term itself counts nothing while RED).
+    slow, finished = tpot_over(tpot_entry.observation.tpot_buckets, 0.02)
+    assert finished and slow == finished, tpot_entry.observation.tpot_buckets
     red = [d for d in decisions["tpot"] if d.reason == "tpot-exceeds-slo"]
     assert red, [(d.state.value, d.reason, d.detail) for d in decisions["tpot"]]
     assert red[-1].state.value == "RED" and red[-1].ready_replicas == 2

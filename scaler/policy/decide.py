@@ -13,7 +13,7 @@ from array import array
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
-from scaler.policy import excursions as excursion, headroom
+from scaler.policy import excursions as excursion, headroom, slow_tokens
 from scaler.policy.config import PolicyConfig
 from scaler.policy.estimate import Estimate, Learned, estimate
 from scaler.policy.predict import Prediction, predict_ttft
@@ -66,6 +66,7 @@ class ModelState:
     # an entry (a steadily decaying need keeps every round's: 180 at L = 60 s); replaced, never changed.
     needs: tuple[array, array] = (array("d"), array("d"))
     excursions: excursion.Excursions = excursion.Excursions()
+    slow: slow_tokens.SlowTokens = slow_tokens.SlowTokens()
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class Decision:
     burst_window_s: float = 0.0  # the window the burst that sets the headroom was seen over (0: none)
     slots: float | None = None  # S: requests one replica's batch holds within the SLO (None: not known)
     drain_rps: float = 0.0  # r0: how fast the queue drains (admission projects it between decisions)
+    tpot_slow_share: float | None = None  # recently finished requests over the TPOT SLO (None: not counted)
     state_changed: bool = False
     previous_state: State | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
@@ -124,7 +126,14 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
 
     snap = window.latest
     bursts = headroom.observe(state.bursts, now, snap.arrivals_total, est.arrival_rps, est.scale_up_s)
-    need, seen, burst_window = _need(config, est, bursts)
+    stay = est.running / est.completion_rps if est.completion_rps > 0 else config.rate_window_s
+    slow = slow_tokens.observe(state.slow, now, snap.tpot_slow_total, snap.tpot_finished_total, est.ready,
+                               overloaded=state.state is not State.GREEN, stay_s=stay)
+    slow_need = slow_tokens.replicas(slow, est.arrival_rps)
+    need, seen, burst_window = _need(config, est, bursts, slow_need)
+    if slow_need and slow_need >= need:
+        notes.append(f"{slow.share:.1%} of recently finished requests missed the TPOT SLO (target "
+                     f"{slow_tokens.TARGET_SHARE:.1%}): {slow_need:.2f} replicas")
     demand, needs = _release(est, need, seen, state.needs)
     excursions = excursion.observe(state.excursions, now, need=need, ready=est.ready)
     held = est.ready + len(est.pending)  # what KEDA already has: more would start new replicas
@@ -163,7 +172,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
         ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need, deferred=deferred,
         burst_window_s=burst_window, demand=demand, pressure=pressure, admission_rps=admission,
-        slots=est.slots, drain_rps=est.drain_rps,
+        slots=est.slots, drain_rps=est.drain_rps, tpot_slow_share=slow.share if slow.totals is not None else None,
         retry_after_s=retry, state_changed=changed, previous_state=state.state if changed else None,
         notes=tuple(notes),
     )
@@ -177,6 +186,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         bursts=bursts,
         needs=needs,
         excursions=excursions,
+        slow=slow,
     )
     return decision, next_state
 
@@ -210,11 +220,12 @@ def _peak_wait(est: Estimate, prediction: Prediction) -> float:
                      est.scale_up_s, absorb=est.slots or 0.0, max_arrival_rps=MAX_FORECAST_GROWTH * lam)
 
 
-def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory) -> tuple[float, float, float]:
+def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory,
+          slow_need: float) -> tuple[float, float, float]:
     """Replica-equivalents the SLO needs once capacity asked for now is ready: the sustained rate
     at the target utilisation (with the trend over the horizon and the queue spread over it), the
     replicas that keep the time per output token within its SLO (measured, or read from how full
-    the batches are), or the largest recent burst the ready batches must absorb, whichever is
+    the batches are, or from the share of requests that missed it: `slow_need`), or the largest recent burst the ready batches must absorb, whichever is
     more. Returns (need, seen, burst window): `seen` is the same need without the trend's
     forecast, what the traffic already seen needs."""
     lam, capacity, budget = est.arrival_rps, est.capacity_rps, config.budget_s
@@ -233,7 +244,7 @@ def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory) ->
     sustained = (forecast + backlog_rps) / per_replica
     burst, window = headroom.burst_replicas(bursts, running=est.running, capacity_rps=capacity, slots=est.slots,
                                             target_utilization=config.target_utilization)
-    decode = max(_tpot_replicas(config, est), _batch_replicas(config, est))
+    decode = max(_tpot_replicas(config, est), _batch_replicas(config, est), slow_need)
     seen = max((lam + backlog_rps) / per_replica, burst, decode)
     if burst > max(sustained, decode):
         return burst, seen, window

@@ -38,6 +38,11 @@ class Snapshot:
     prompt_tokens_in_flight: float | None = None
     # vllm:generation_tokens_total summed over replicas (a counter); None when the source lacks it.
     generation_tokens_total: float | None = None
+    # Finished requests whose mean time per output token was over the TPOT SLO, and all finished
+    # ones (vllm:request_time_per_output_token_seconds, its bucket at the SLO and its count, both
+    # counters); None when the source lacks the histogram or no TPOT SLO is set.
+    tpot_slow_total: float | None = None
+    tpot_finished_total: float | None = None
 
     def __post_init__(self):
         for name in ("time", "waiting", "running"):

@@ -28,6 +28,7 @@ from scaler.policy.decide import RETRY_AFTER_BOUNDS_S, State
 from scaler.server import metadata as meta
 from scaler.server.metadata import ModelKey, key_of
 from scaler.sources.base import Observation
+from scaler.sources.vllm import tpot_over
 
 log = logging.getLogger("scaler.server")
 
@@ -172,11 +173,13 @@ class ModelEntry:
             # say which pod, once per change, as source errors are.
             log.warning("source note", extra={"fields": {"event": "source_note", **self.log_fields(),
                                                          "note": observation.note}})
+        slow, finished = tpot_over(observation.tpot_buckets, self.config.tpot_slo_s)
         self.window.push(Snapshot(time=observation.time, waiting=min(observation.waiting, MAX_QUEUE),
                                   running=min(observation.running, MAX_QUEUE),
                                   ready_replicas=min(observation.ready_replicas, MAX_REPLICAS),
                                   completed_total=observation.completed_total,
                                   generation_tokens_total=observation.generation_tokens_total,
+                                  tpot_slow_total=slow, tpot_finished_total=finished,
                                   arrivals_total=arrivals, starting_ages=starting_ages))
         self.observation = observation
         try:

@@ -9,10 +9,12 @@ the cumulative time the GPU spent in engine steps (the source of a DCGM-style ut
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from scaler.engine import MemberState
+from scaler.sources.vllm import TOKEN_LATENCY_BUCKETS
 
 
 class MemberView(NamedTuple):
@@ -50,6 +52,18 @@ class FleetView:
     offered_total: int  # every attempt the gateway saw, refused ones included (what the RLS counts)
     held: int  # requests queued at the gateway (no replica may take them yet)
     generation_total: int = 0  # vllm:generation_tokens_total over the fleet's life (retired pods included)
+    # vllm:request_time_per_output_token_seconds over the fleet's life: finished requests per
+    # bucket of scaler.sources.vllm.TOKEN_LATENCY_BUCKETS (the last one is +Inf), not cumulative.
+    tpot_buckets: tuple[int, ...] = ()
+
+    @property
+    def tpot_histogram(self) -> tuple[tuple[float, float], ...]:
+        """The histogram as a scrape reads it: (le, cumulative count), +Inf last."""
+        bounds, total, out = (*TOKEN_LATENCY_BUCKETS, math.inf), 0, []
+        for bound, count in zip(bounds, self.tpot_buckets):
+            total += count
+            out.append((bound, float(total)))
+        return tuple(out)
 
     def _count(self, state: MemberState) -> int:
         return sum(1 for m in self.members if m.state is state)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from bisect import bisect_left
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -21,6 +22,7 @@ from scaler.sim.observe import FleetView, MemberView
 from scaler.sim.policies.base import Policy, Refusal
 from scaler.sim.setup import Setup
 from scaler.sim.workload import Workload
+from scaler.sources.vllm import TOKEN_LATENCY_BUCKETS
 from scaler.workloads import Arrival
 
 _ARRIVAL, _READY, _TICK = 0, 1, 2
@@ -108,6 +110,9 @@ class Simulation:
         self._offered_total = 0
         self._lifetimes = 0.0
         self._retired_generation = 0
+        # vllm:request_time_per_output_token_seconds over the fleet's life: finished requests per
+        # bucket (not cumulative; FleetView sums them as Prometheus's le buckets).
+        self._tpot_buckets = [0] * (len(TOKEN_LATENCY_BUCKETS) + 1)
         self.record = RunRecord(workload.name, policy.name, self.requests, 0.0)
 
     # --- event plumbing ------------------------------------------------------------------
@@ -330,6 +335,8 @@ class Simulation:
                 request.finished = engine.finish_time
                 if engine.output_tokens > 1:
                     request.tpot = (engine.finish_time - engine.first_token_time) / (engine.output_tokens - 1)
+                # vLLM observes every finished request, 0 for a single token.
+                self._tpot_buckets[bisect_left(TOKEN_LATENCY_BUCKETS, request.tpot or 0.0)] += 1
                 stats.completed += 1
                 self._completed_total += 1
                 self._outstanding -= 1
@@ -356,7 +363,7 @@ class Simulation:
                                       stats.prefill_tokens, stats.completed))
             generation += replica.counters.generation_tokens
         return FleetView(now, tuple(members), self.fleet.desired, self._completed_total, self._admitted_total,
-                         self._offered_total, len(self._held), generation)
+                         self._offered_total, len(self._held), generation, tuple(self._tpot_buckets))
 
 
 def simulate(workload: Workload, policy: Policy, setup: Setup) -> RunRecord:

@@ -39,6 +39,9 @@ class Observation:
     completed_total: float | None  # monotonic across replica restarts (see counters.py)
     # vllm:generation_tokens_total, monotonic the same way; None when no replica reports it.
     generation_tokens_total: float | None = None
+    # vllm:request_time_per_output_token_seconds: (le, count) cumulative, +Inf last, each count
+    # monotonic the same way; () when no replica reports the histogram.
+    tpot_buckets: tuple[tuple[float, float], ...] = ()
     note: str = ""  # why a value is what it is, when that is not obvious (e.g. no ready pod)
 
 

@@ -34,3 +34,17 @@ class MonotonicCounters:
         """Forget series not seen for FORGET_AFTER_S (once per round, not per model)."""
         for key in [k for k, (_, seen) in self._last.items() if now - seen > FORGET_AFTER_S]:
             del self._last[key]
+
+
+def monotonic_buckets(counters: MonotonicCounters, model: Hashable,
+                      by_replica: Mapping[Hashable, tuple[tuple[float, float], ...]],
+                      now: float) -> tuple[tuple[float, float], ...]:
+    """A histogram's cumulative buckets per replica made into one monotonic histogram per model:
+    each bound is a counter of its own. Only the bounds every reporting replica has are kept (a
+    replica with other bounds would make a bucket hold more than the next); () when none reports."""
+    reported = {replica: dict(b) for replica, b in by_replica.items() if b}
+    if not reported:
+        return ()
+    bounds = sorted(set.intersection(*(set(b) for b in reported.values())))
+    return tuple((le, counters.update((model, le), {replica: b[le] for replica, b in reported.items()}, now))
+                 for le in bounds)

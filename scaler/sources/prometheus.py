@@ -27,8 +27,8 @@ import requests
 from requests import RequestException
 
 from scaler.sources.base import MAX_RESPONSE_BYTES, ModelQuery, NoSeries, Observation, SourceError
-from scaler.sources.counters import MonotonicCounters
-from scaler.sources.vllm import COMPLETED, GENERATED, RUNNING, WAITING
+from scaler.sources.counters import MonotonicCounters, monotonic_buckets
+from scaler.sources.vllm import COMPLETED, GENERATED, RUNNING, TPOT_BUCKET, WAITING, bucket_bound
 
 READ_CHUNK = 16384  # bytes read at a time (a gzip answer inflates at most ~1000x per chunk)
 PER_REPLICA = ("completed", "generated")  # counters queried per replica (instance), so a restart is a reset
@@ -47,7 +47,7 @@ def model_selector(models: Sequence[str], namespace: str | None = None) -> str:
 
 
 def build_queries(models: Sequence[str], namespace: str | None = None) -> dict[str, str]:
-    """The round: six instant queries, each one answer for every model."""
+    """The round: seven instant queries, each one answer for every model."""
     m = model_selector(models, namespace)
     return {
         "waiting": f"sum by (model_name) ({WAITING}{{{m}}})",
@@ -58,6 +58,8 @@ def build_queries(models: Sequence[str], namespace: str | None = None) -> dict[s
         # Per replica, so a restart is seen as that replica's counter reset (counters.py).
         "completed": f"sum by (model_name, instance) ({COMPLETED}{{{m}}})",
         "generated": f"sum by (model_name, instance) ({GENERATED}{{{m}}})",
+        # Per replica and bucket bound: each bound is a counter of its own.
+        "tpot": f"sum by (model_name, instance, le) ({TPOT_BUCKET}{{{m}}})",
         "scraped_at": f"max by (model_name) (timestamp({WAITING}{{{m}}}))",
     }
 
@@ -72,6 +74,7 @@ class PrometheusSource:
         self._session = requests.Session()
         # Per-replica counters made monotonic per model (counters.py), one set per counter.
         self._counters = {name: MonotonicCounters() for name in PER_REPLICA}
+        self._tpot = MonotonicCounters()  # one total per (model, bucket bound)
         # Its own thread: a slow Prometheus holds this thread only, not the pool that parses pages.
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="prometheus")
 
@@ -98,19 +101,21 @@ class PrometheusSource:
                  namespace: str | None) -> dict[str, Observation | SourceError]:
         """On this source's thread (the only one touching its counters): the round's queries, then
         every model's observation."""
-        values, replicas = self._round(built)
+        values, replicas, buckets = self._round(built)
         out = {model: self._observation(model, values, {name: replicas[name].get(model, {}) for name in PER_REPLICA},
-                                        now, namespace) for model in models}
-        for counters in self._counters.values():
+                                        buckets.get(model, {}), now, namespace) for model in models}
+        for counters in (*self._counters.values(), self._tpot):
             counters.prune(now)
         return out
 
-    def _round(self, built: dict[str, str]) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, dict[str, float]]]]:
-        """({query: {model: value}}, {counter: {model: {instance: value}}})."""
+    def _round(self, built: dict[str, str]) -> tuple[dict, dict, dict]:
+        """({query: {model: value}}, {counter: {model: {instance: value}}},
+        {model: {instance: ((le, count), ...)}})."""
         deadline = time.monotonic() + 2 * self.timeout_s  # for the whole round, however slowly it answers
         by_name = {name: self._query(q, deadline) for name, q in built.items()}
         try:
-            values = {name: _by_model(name, rows) for name, rows in by_name.items() if name not in PER_REPLICA}
+            values = {name: _by_model(name, rows) for name, rows in by_name.items()
+                      if name not in (*PER_REPLICA, "tpot")}
             replicas: dict[str, dict[str, dict[str, float]]] = {name: {} for name in PER_REPLICA}
             for name in PER_REPLICA:
                 for row in by_name[name]:
@@ -118,9 +123,18 @@ class PrometheusSource:
                     labels = row["metric"]
                     if math.isfinite(value):
                         replicas[name].setdefault(labels.get("model_name"), {})[labels.get("instance", "")] = value
+            bounds: dict[str, dict[str, dict[float, float]]] = {}
+            for row in by_name["tpot"]:
+                value, labels = _value(row), row["metric"]
+                le = bucket_bound(labels.get("le"))
+                if le is not None and math.isfinite(value):
+                    bounds.setdefault(labels.get("model_name"), {}).setdefault(labels.get("instance", ""), {})[le] = value
+            buckets = {model: {instance: tuple(sorted(les.items())) for instance, les in by_instance.items()
+                               if math.inf in les}
+                       for model, by_instance in bounds.items()}
         except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
             raise SourceError(f"malformed answer: {type(exc).__name__}: {str(exc)[:200]}") from None
-        return values, replicas
+        return values, replicas, buckets
 
     def _query(self, promql: str, deadline: float) -> list[dict]:
         """One instant query's result vector; SourceError on any failure, oversized or slow answer."""
@@ -147,7 +161,8 @@ class PrometheusSource:
         except (RequestException, ValueError, KeyError, TypeError) as exc:
             raise SourceError(f"{type(exc).__name__}: {str(exc)[:300]}") from None
 
-    def _observation(self, model: str, values: dict, counts: dict[str, dict[str, float]], now: float,
+    def _observation(self, model: str, values: dict, counts: dict[str, dict[str, float]],
+                     buckets: dict[str, tuple[tuple[float, float], ...]], now: float,
                      namespace: str | None = None) -> Observation | SourceError:
         waiting, running = values["waiting"].get(model), values["running"].get(model)
         # Keyed by namespace too: another namespace's counters are another model's. A counter no
@@ -168,6 +183,7 @@ class PrometheusSource:
             ready_replicas=int(min(ready, 1e9)) if math.isfinite(ready) and ready > 0 else 0,
             completed_total=totals["completed"],
             generation_tokens_total=totals["generated"],
+            tpot_buckets=monotonic_buckets(self._tpot, (namespace, model), buckets, now),
         )
 
     async def close(self) -> None:

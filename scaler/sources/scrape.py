@@ -31,7 +31,7 @@ import aiohttp
 
 from scaler.sources.base import (MAX_CONCURRENT_FETCHES, MAX_PAGE_BYTES, ModelQuery, NoSeries, Observation,
                                  SourceError)
-from scaler.sources.counters import MonotonicCounters
+from scaler.sources.counters import MonotonicCounters, monotonic_buckets
 from scaler.sources.discovery import Discovery, Target
 from scaler.sources.vllm import ModelSample, parse_page
 
@@ -44,6 +44,7 @@ class ScrapeSource:
         self._discovery = discovery
         self._completed = MonotonicCounters()
         self._generated = MonotonicCounters()
+        self._tpot = MonotonicCounters()  # one total per (model, bucket bound)
         self._session: aiohttp.ClientSession | None = None
         self._limit = asyncio.Semaphore(MAX_CONCURRENT_FETCHES)
         # (url, tick) -> its fetch: a past tick's fetch still in flight stays here until done, so close() finds it.
@@ -63,6 +64,7 @@ class ScrapeSource:
                 self._observation(model, model_targets, pages, now, namespaces[model])
         self._completed.prune(now)
         self._generated.prune(now)
+        self._tpot.prune(now)
         return out
 
     def _targets(self, query: ModelQuery) -> list[Target] | SourceError:
@@ -102,6 +104,7 @@ class ScrapeSource:
             # No replica with the counter is unknown (None), unless no replica is up at all.
             completed_total=self._completed.update(key, completed, now) if completed or not answered else None,
             generation_tokens_total=self._generated.update(key, generated, now) if generated or not answered else None,
+            tpot_buckets=monotonic_buckets(self._tpot, key, {url: s.tpot_buckets for url, s in answered.items()}, now),
             note="no ready pod" if not targets else
                  (f"{len(errors)} target(s) did not answer; first: {errors[0]}" if errors else ""),
         )

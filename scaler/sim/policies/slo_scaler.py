@@ -40,6 +40,7 @@ from scaler.render.derive import burst_replicas, request_seconds, target_concurr
 from scaler.sim.observe import FleetView
 from scaler.sim.policies.base import Policy, PolicyContext, Refusal
 from scaler.sim.workload import traffic_profile
+from scaler.sources.vllm import tpot_over
 
 MODEL = "model"
 SCRAPE_INTERVAL_S = 1.0
@@ -113,11 +114,13 @@ class SloScaler(Policy):
     def control(self, now: float, view: FleetView) -> int | None:
         if self._last_scrape is None or now - self._last_scrape >= SCRAPE_INTERVAL_S - 1e-9:
             self._last_scrape = now
+            slow, finished = tpot_over(view.tpot_histogram, self.config.tpot_slo_s)
             self.window.push(Snapshot(time=now, waiting=float(view.waiting), running=float(view.running),
                                       ready_replicas=view.ready, completed_total=float(view.completed_total),
                                       arrivals_total=float(view.offered_total), starting_ages=view.starting_ages(),
                                       prompt_tokens_in_flight=float(sum(m.prefill_tokens for m in view.scraped)),
-                                      generation_tokens_total=float(view.generation_total)))
+                                      generation_tokens_total=float(view.generation_total),
+                                      tpot_slow_total=slow, tpot_finished_total=finished))
             self.decision, self.model_state = decide(MODEL, self.config, self.window, self.model_state, now)
             self.state_seconds[self.decision.state.value] += SCRAPE_INTERVAL_S
             self.transitions += int(self.decision.state_changed)
