@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from scaler.policy import slow_tokens
-from scaler.policy.slow_tokens import INTERVAL_S, INTERVALS, MIN_FINISHED, TARGET_SHARE, SlowTokens, observe, replicas
+from scaler.policy.slow_tokens import (INTERVAL_S, INTERVALS, MIN_FINISHED, RELEASE_SHARE, TARGET_SHARE, SlowTokens,
+                                       observe, replicas)
 
 
 def run(state: SlowTokens, *, seconds: float, start: float, rps: float, slow_share: float, ready: int,
@@ -38,11 +39,22 @@ def test_a_fleet_that_grew_since_the_misses_is_not_asked_to_grow_again():
     state, now = run(SlowTokens(), seconds=INTERVALS * INTERVAL_S, start=0.0, rps=10.0, slow_share=0.02, ready=4)
     assert replicas(state, arrival_rps=10.0) > 6
     # Now 7 ready and the share at the target: the ask is the 7 that hold it, no more (the fixed
-    # point), and under the target it is fewer, so the other terms may release.
+    # point); under the target but above RELEASE_SHARE it still asks, for fewer, so the fleet
+    # comes down gently; under RELEASE_SHARE it lets go.
     state, now = run(state, seconds=INTERVALS * INTERVAL_S, start=now, rps=10.0, slow_share=TARGET_SHARE, ready=7)
     assert replicas(state, arrival_rps=10.0) == pytest.approx(7.0)
-    state, _ = run(state, seconds=INTERVALS * INTERVAL_S, start=now, rps=10.0, slow_share=TARGET_SHARE / 8, ready=7)
-    assert replicas(state, arrival_rps=10.0) == pytest.approx(3.5)
+    state, now = run(state, seconds=INTERVALS * INTERVAL_S, start=now, rps=10.0, slow_share=RELEASE_SHARE * 1.1,
+                     ready=7)
+    assert replicas(state, arrival_rps=10.0) == pytest.approx(7.0 * (1.1 * RELEASE_SHARE / TARGET_SHARE) ** (1 / 3))
+    state, _ = run(state, seconds=INTERVALS * INTERVAL_S, start=now, rps=10.0, slow_share=RELEASE_SHARE * 0.9, ready=6)
+    assert replicas(state, arrival_rps=10.0) == 0.0
+
+
+def test_a_share_that_never_passed_the_target_asks_for_nothing():
+    state, _ = run(SlowTokens(), seconds=INTERVALS * INTERVAL_S, start=0.0, rps=10.0, slow_share=TARGET_SHARE * 0.9,
+                   ready=3)
+    assert state.share == pytest.approx(TARGET_SHARE * 0.9)
+    assert not state.asking and replicas(state, arrival_rps=20.0) == 0.0
 
 
 def test_no_misses_or_too_few_requests_ask_for_nothing():

@@ -18,7 +18,7 @@ and a small frozen state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import median
 
 # The share is counted per half-minute, over the last five (the one still counting aside), and the
@@ -31,8 +31,13 @@ INTERVALS = 10
 # A half-minute with fewer finished requests than this says nothing about a share of a percent.
 MIN_FINISHED = 100.0
 # Share of finished requests allowed over the TPOT SLO: half of what a 99% attainment target
-# leaves, the rest for TTFT.
+# leaves, the rest for TTFT. The term starts asking once the share is over it, and stops once
+# the share is under half of it: between the two it holds the fleet that brought the share down
+# (without the band it let go at the target and the share came back, model-merge), and a share
+# that never passed the target asks for nothing (gamma-api's 0.2-0.5% asked for a fourth replica
+# whenever the rate rose, for no attainment).
 TARGET_SHARE = 0.005
+RELEASE_SHARE = TARGET_SHARE / 2
 # How the share falls with the replicas: as N^-3 (model-merge's static fleets of 4 to 7, seed 0:
 # 2.4%, 1.2%, 0.8%, 0.4%), so the replicas scale as the share's cube root.
 SHARE_EXPONENT = 3.0
@@ -52,6 +57,7 @@ class SlowTokens:
     intervals: tuple[Interval, ...] = ()
     totals: tuple[float, float] | None = None  # the counters' last readings (slow, finished)
     quiet_from: float = 0.0  # completions count from here on: the batches of the last overload have finished
+    asking: bool = False  # the share passed TARGET_SHARE and has not fallen under RELEASE_SHARE since
 
     def _counted(self) -> list[tuple[Interval, float]]:
         """The closed half-minutes with enough finished requests, each with its length (to the
@@ -102,7 +108,9 @@ def observe(state: SlowTokens, now: float, slow_total: float | None, finished_to
     current = intervals[-1]
     intervals[-1] = Interval(current.start, current.slow + new_slow, current.finished + new_finished,
                              current.replica_weight + ready * new_finished)
-    return SlowTokens(intervals=tuple(intervals), totals=totals, quiet_from=state.quiet_from)
+    counted = SlowTokens(intervals=tuple(intervals), totals=totals, quiet_from=state.quiet_from)
+    share = counted.share
+    return replace(counted, asking=share > TARGET_SHARE or (state.asking and share >= RELEASE_SHARE))
 
 
 def replicas(state: SlowTokens, arrival_rps: float) -> float:
@@ -110,6 +118,8 @@ def replicas(state: SlowTokens, arrival_rps: float) -> float:
     follows each replica's load (its prefill tokens per second), so the replicas are the load per
     replica that made the share, made lighter (or heavier, under the target) by the cube root of
     the share over the target, at today's load: at the target it asks for the fleet that made
-    it, the fixed point. 0 without misses or without enough requests to read a share."""
+    it, the fixed point. 0 unless it is asking (above)."""
+    if not state.asking:
+        return 0.0
     share = state.share
     return arrival_rps * state.replicas_per_rps() * (share / TARGET_SHARE) ** (1.0 / SHARE_EXPONENT)
