@@ -234,9 +234,68 @@ and Sornette.
   lengths (as in batch-backfill), evening ones the conversation trace's (as in steady-cox), so the
   prompts shorten as the evening comes (medians ~3,400 and ~1,100 tokens).
 
+Set 7 (`--set 7`): three more shapes, 20 minutes each, chosen from published descriptions of traffic
+without running any policy on them; their parameters were fixed before any policy's result on set 6 was
+read. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session: the pages cited below,
+several in excerpts or translations as said; the Mooncake technical report's section 4 in a copy of its
+text; RAGPulse's README and two excerpts of its trace. Nothing here is cited from memory.
+
+- `region-failover.csv` (~9.9 requests/s expected): another region's traffic failed over onto this one,
+  and kept here. With DNS failover a health check marks the other region's endpoint unhealthy and DNS
+  answers with this region's address; clients move as their cached record expires, and Amazon Route 53's
+  guide to failover records recommends a TTL of 60 s or less for a record tied to a health check, so that
+  clients respond quickly to a change in health
+  (docs.aws.amazon.com/Route53/latest/DeveloperGuide/resource-record-sets-values-failover.html, read in
+  its Chinese and Japanese translations and an excerpt of the English page). Resolvers that override TTLs
+  exist, and one that raises a TTL keeps a record past it (Moura, "DNS TTL violations in the wild -
+  measured with RIPE Atlas", RIPE Labs 2017, read in its introduction). This region's own traffic is
+  Poisson at 5 requests/s; from a seeded DNS change in minutes 4-6 the other region's 7 requests/s arrive
+  as its clients re-resolve, 80% at a uniform time within the 60 s TTL and 20% an exponential time of
+  mean 3 minutes after it, and stay to the end (the rates, the 20% and the 3 minutes ours). The level
+  goes from 5 to 12 requests/s (2.4x), most of it within the minute, the rest creeping in; the first
+  third of the trace runs at about half the rate of the rest (0.44-0.57 on seeds 0-15). Where steps (set
+  1) rises for minutes and comes back, morning-ramp rises over 12 minutes and model-merge moves a model
+  over in 2-minute steps, this is a jump that lasts. Lengths: the conversation trace's, as in steady-cox,
+  for both regions.
+- `micro-batches.csv` (~9 requests/s expected): a streaming job that runs documents through the model in
+  micro-batches, on top of interactive traffic. Spark Structured Streaming runs "fixed interval
+  micro-batches" at a processing-time trigger the user sets (Databricks, "Configure Structured Streaming
+  trigger intervals", docs.databricks.com/structured-streaming/triggers.html, read in an excerpt), and
+  Databricks documents batch LLM inference with ai_query, Structured Streaming included ("Perform batch
+  LLM inference using AI Functions", docs.databricks.com, read in an excerpt). Interactive requests are
+  Poisson at 7.5 requests/s with the conversation trace's lengths; every 2 minutes from a seeded phase, a
+  micro-batch of the documents that reached the job since the last (a Poisson number of mean 180, i.e.
+  1.5 documents/s) is sent by the job's client at 10 requests/s, one per 0.1 s slot at a uniform offset:
+  ~18 s waves (all ours). Documents are long and answers short, as in the trace of Kimi's traffic in the
+  Mooncake technical report (Qin et al., arXiv 2407.00079, section 4.2: mean input 7,590 tokens, mean
+  output 182): prompts lognormal of that mean and sd 4,000 (median ~6,700, ~3.6% cut to 16,384), outputs
+  lognormal of mean 182 and sd 120 (the sds ours). A wave raises the request rate 2.3x and the prompt
+  tokens ~10x: the wave windows hold 26-31% of the requests and 60-64% of the prompt tokens on seeds
+  0-15. Where cron-minutes fires short requests within seconds of the clock and batch-backfill sends one
+  4-minute block, these are short paced waves of long prompts, repeating.
+- `rag-qa.csv` (10 requests/s expected): a retrieval-augmented question-answering service, steady but
+  drifting, with the length mix of a real RAG trace. RAGPulse (Wang et al., arXiv 2511.12979;
+  github.com/flashserve/RAGPulse) samples a week of a university Q&A service; its prompts are a system
+  prompt (of "relatively fixed" length, per its README), retrieved passages, chat history, sometimes web
+  results, and the question, 1,050 to 7,710 tokens over the whole trace (its Hugging Face viewer, in a
+  mirror). On 117 requests hand-copied this session from two excerpts of its trace: 76% carry six
+  passages, 16% none (all but one with a shorter system prompt: 1,053-1,083 tokens without history), 8%
+  fewer (1-5); 56% have no earlier turn in the prompt, 32% one, 8% two and 4% three, never more; prompts
+  1,053-4,605 tokens, median 3,137, CV 0.30; outputs median 214, mean 254, log-sd 0.63. Here: a system
+  prompt of 1,040 tokens without retrieval and 1,480 with (read off the sample: the one request with the
+  retrieval system prompt and no passage had 1,494 tokens), six passages each lognormal with median 250
+  and sigma 0.35 (fitted to the sample's first turns with six passages: median 3,098, sd 236), 0-5
+  passages (uniform) for 8% of the requests, 0-3 earlier turns at the sample's shares, each adding a
+  lognormal of median 300 and sigma 0.5, a question lognormal of median 15 and sigma 0.8, and outputs
+  lognormal of median 210 and sigma 0.63 (fitted by eye to the sample: ours). Prompts come out at a
+  median of ~3,100 tokens, CV 0.30, none above ~6,500, with a small mode at ~1,050: a narrow mix, unlike
+  the wide lognormal and power-law mixes of the other sets. Arrivals are Poisson at 10 requests/s at
+  mid-trace (ours; the sampled week is far sparser), drifting linearly by a seeded 20-40% of that over
+  the 20 minutes, up or down (a slice of a morning rise or an evening fall; ours).
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -244,6 +303,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import itertools
 import math
 import os
 import random
@@ -441,7 +501,7 @@ def gap_cv(times: list[float]) -> float:
 
 
 def write_traces(out: Path, seed: int, names: tuple[str, ...], trace) -> None:
-    """Sets 2 to 6: each named trace (`trace(name, seed)` gives its rows and duration) written, and its figures printed."""
+    """Sets 2 to 7: each named trace (`trace(name, seed)` gives its rows and duration) written, and its figures printed."""
     for name in names:
         rows, seconds, _ = trace(name, seed)
         write_lines(out / f"{name}.csv", [HEADER] + [f"{stamp(t)},{p},{o}" for t, p, o in rows])
@@ -881,19 +941,129 @@ def set6_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
     raise ValueError(f"trace: expected one of {', '.join(SET6)}, got {name!r}")
 
 
+# ---- set 7 ----------------------------------------------------------------------------------------
+
+FAILOVER_OWN, FAILOVER_MOVED = 5.0, 7.0  # req/s: this region's own traffic; the peer region's, once all moved
+FAILOVER_TTL_S, FAILOVER_STALE, FAILOVER_STALE_S = 60.0, 0.2, 180.0  # the record's TTL; clients past it, their delay
+
+
+def failover_share(onset: float) -> Callable[[float], float]:
+    """The share of the peer region's clients sending here at t, after the DNS change at `onset`: those that
+    honour the TTL re-resolve at a uniform time within FAILOVER_TTL_S; FAILOVER_STALE of them keep the stale
+    record longer and switch an exponential time (mean FAILOVER_STALE_S) after the TTL."""
+    def share(t: float) -> float:
+        into = t - onset
+        if into <= 0.0:
+            return 0.0
+        fresh = (1.0 - FAILOVER_STALE) * min(1.0, into / FAILOVER_TTL_S)
+        late = into - FAILOVER_TTL_S
+        return fresh + (FAILOVER_STALE * (1.0 - math.exp(-late / FAILOVER_STALE_S)) if late > 0.0 else 0.0)
+    return share
+
+
+def failover_rate(onset: float) -> Rate:
+    share = failover_share(onset)
+    return lambda t: FAILOVER_OWN + FAILOVER_MOVED * share(t)
+
+
+MICRO_BASE, MICRO_INTERVAL_S, MICRO_DOCS_PER_S, MICRO_PACE = 7.5, 120.0, 1.5, 10.0  # req/s; s; docs/s; req/s
+DOC_PROMPT = lognormal_from(7590.0, 4000.0)  # the Mooncake report's mean input; the sd ours
+DOC_OUTPUT = lognormal_from(182.0, 120.0)  # its mean output; the sd ours
+
+
+def document_lengths(rng: random.Random) -> tuple[int, int]:
+    return clamp(rng.lognormvariate(*DOC_PROMPT), PROMPT_MAX), clamp(rng.lognormvariate(*DOC_OUTPUT), OUTPUT_MAX)
+
+
+def micro_batches(rng: random.Random, seconds: float, offset: float) -> tuple[list[tuple[float, int, int]],
+                                                                             list[tuple[float, int]]]:
+    """Interactive Poisson traffic plus a streaming job's micro-batches: every MICRO_INTERVAL_S from `offset`,
+    the documents that reached the job in the interval (a Poisson number, mean MICRO_DOCS_PER_S x the
+    interval), sent by its client at MICRO_PACE req/s, each at a uniform offset in its slot. The rows and
+    each batch's (start, documents); requests past the end are dropped."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, MICRO_BASE, 0.0, seconds)]
+    batches = []
+    for at in (offset + MICRO_INTERVAL_S * k for k in range(int(seconds // MICRO_INTERVAL_S) + 1)):
+        if at >= seconds:
+            break
+        documents = len(poisson_times(rng, MICRO_DOCS_PER_S * MICRO_INTERVAL_S, 0.0, 1.0))
+        batches.append((at, documents))
+        for j in range(documents):
+            t = at + (j + rng.random()) / MICRO_PACE
+            lengths = document_lengths(rng)
+            if t < seconds:
+                rows.append((t, *lengths))
+    return sorted(rows), batches
+
+
+def micro_rate(batches: list[tuple[float, int]]) -> Rate:
+    """The expected rate given the realised batches: the base, plus MICRO_PACE while a batch is being sent."""
+    return lambda t: MICRO_BASE + (MICRO_PACE if any(at <= t < at + n / MICRO_PACE for at, n in batches) else 0.0)
+
+
+RAG_RATE, RAG_DRIFT = 10.0, (0.2, 0.4)  # req/s at mid-trace; the size of the change over the trace, as a share
+RAG_PLAIN, RAG_FEWER, RAG_PASSAGES = 0.16, 0.08, 6  # shares without retrieval and with fewer passages; top-k
+RAG_SYSTEM = (1040.0, 1480.0)  # tokens: the system prompt without and with retrieval
+RAG_PASSAGE, RAG_QUESTION, RAG_TURN = (250.0, 0.35), (15.0, 0.8), (300.0, 0.5)  # lognormal (median, sigma)
+RAG_HISTORY = (0.56, 0.32, 0.08, 0.04)  # shares of requests with 0, 1, 2 and 3 earlier turns in the prompt
+RAG_OUTPUT = (210.0, 0.63)
+
+
+def rag_rate(drift: float, seconds: float) -> Rate:
+    """RAG_RATE at mid-trace, changing linearly by `drift` x RAG_RATE over the trace."""
+    return lambda t: RAG_RATE * (1.0 + drift * (t / seconds - 0.5))
+
+
+def rag_lengths(rng: random.Random) -> tuple[int, int]:
+    """A retrieval-augmented question: a fixed system prompt, the retrieved passages (RAG_PASSAGES, fewer for
+    RAG_FEWER of the requests, none for RAG_PLAIN), up to three earlier turns, and the question."""
+    u = rng.random()
+    if u < RAG_PLAIN:
+        prompt = RAG_SYSTEM[0]
+    else:
+        passages = rng.randint(0, RAG_PASSAGES - 1) if u < RAG_PLAIN + RAG_FEWER else RAG_PASSAGES
+        prompt = RAG_SYSTEM[1] + sum(rng.lognormvariate(math.log(RAG_PASSAGE[0]), RAG_PASSAGE[1])
+                                     for _ in range(passages))
+    turns = bisect.bisect_right(list(itertools.accumulate(RAG_HISTORY)), rng.random() * sum(RAG_HISTORY))
+    prompt += sum(rng.lognormvariate(math.log(RAG_TURN[0]), RAG_TURN[1]) for _ in range(turns))
+    prompt += rng.lognormvariate(math.log(RAG_QUESTION[0]), RAG_QUESTION[1])
+    return clamp(prompt, PROMPT_MAX), clamp(rng.lognormvariate(math.log(RAG_OUTPUT[0]), RAG_OUTPUT[1]), OUTPUT_MAX)
+
+
+SET7 = ("region-failover", "micro-batches", "rag-qa")
+
+
+def set7_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; for micro-batches
+    given the realised batch sizes) of one set-7 trace, each from its own random stream."""
+    rng = random.Random(f"unseen-set7/{name}/{seed}")
+    seconds = 1200.0
+    if name == "region-failover":
+        rate = failover_rate(rng.uniform(240.0, 360.0))
+        return [(t, *conv_lengths(rng)) for t in renewal(rng, rate, seconds, 1.0)], seconds, rate
+    if name == "micro-batches":
+        rows, batches = micro_batches(rng, seconds, rng.uniform(0.0, MICRO_INTERVAL_S))
+        return rows, seconds, micro_rate(batches)
+    if name == "rag-qa":
+        rate = rag_rate(rng.choice((-1.0, 1.0)) * rng.uniform(*RAG_DRIFT), seconds)
+        return [(t, *rag_lengths(rng)) for t in renewal(rng, rate, seconds, 1.0)], seconds, rate
+    raise ValueError(f"trace: expected one of {', '.join(SET7)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
-        6: (SET6, set6_trace)}
+        6: (SET6, set6_trace), 7: (SET7, set7_trace)}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="directory to write the traces into")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--set", type=int, choices=(1, 2, 3, 4, 5, 6), default=1, dest="trace_set",
+    parser.add_argument("--set", type=int, choices=(1, 2, 3, 4, 5, 6, 7), default=1, dest="trace_set",
                         help="1: recurring-bursts, ramp-and-spikes, steps; 2: gamma-api, diurnal-chat, flash-crowd; "
                              "3: agent-sessions, batch-backfill, tenant-shift; 4: mmpp-api, morning-ramp, cron-minutes; "
-                             "5: self-similar, outage-retry, model-merge; 6: steady-cox, hot-template, day-end")
+                             "5: self-similar, outage-retry, model-merge; 6: steady-cox, hot-template, day-end; "
+                             "7: region-failover, micro-batches, rag-qa")
     args = parser.parse_args(argv)
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out: expected a directory, got the file {args.out}")

@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 6 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 7 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ SET3_FILES = ("agent-sessions.csv", "batch-backfill.csv", "tenant-shift.csv")
 SET4_FILES = ("mmpp-api.csv", "morning-ramp.csv", "cron-minutes.csv")
 SET5_FILES = ("self-similar.csv", "outage-retry.csv", "model-merge.csv")
 SET6_FILES = ("steady-cox.csv", "hot-template.csv", "day-end.csv")
-SET_FILES = {3: SET3_FILES, 4: SET4_FILES, 5: SET5_FILES, 6: SET6_FILES}
+SET7_FILES = ("region-failover.csv", "micro-batches.csv", "rag-qa.csv")
+SET_FILES = {3: SET3_FILES, 4: SET4_FILES, 5: SET5_FILES, 6: SET6_FILES, 7: SET7_FILES}
 
 
 def digests(directory: Path) -> dict[str, str]:
@@ -114,6 +115,16 @@ def set6(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def set6_arrivals(set6) -> dict[str, list]:
     return read_set(set6, SET6_FILES)
+
+
+@pytest.fixture(scope="module")
+def set7(tmp_path_factory) -> Path:
+    return written_set(tmp_path_factory, 7)
+
+
+@pytest.fixture(scope="module")
+def set7_arrivals(set7) -> dict[str, list]:
+    return read_set(set7, SET7_FILES)
 
 
 def test_set1_is_the_default_and_unchanged_byte_for_byte(tmp_path):
@@ -193,7 +204,7 @@ def test_set2_is_unchanged_byte_for_byte(set2):
     assert digests(set2) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7])
 def test_a_set_is_deterministic_per_seed(tmp_path, request, number):
     written, files = request.getfixturevalue(f"set{number}"), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -259,7 +270,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set3_arrivals):
     assert 2.6 <= sum(work[top:top + 8]) / 8 / (sum(work[:5]) / 5) <= 3.4
 
 
-@pytest.mark.parametrize("number, top_rps", [(4, 12.0), (5, 14.0), (6, 14.0)])
+@pytest.mark.parametrize("number, top_rps", [(4, 12.0), (5, 14.0), (6, 14.0), (7, 14.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(request, number, top_rps):
     for name, arrivals in request.getfixturevalue(f"set{number}_arrivals").items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -276,15 +287,15 @@ def shifted(name: str, arrivals: list, trace=unseen.set4_trace) -> tuple[list[fl
 
 # Set, its traces, the generator of their expected rate and the integral's step.
 EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, unseen.set5_trace, 0.1),
-                  6: (unseen.SET6, unseen.set6_trace, 0.1)}
+                  6: (unseen.SET6, unseen.set6_trace, 0.1), 7: (unseen.SET7, unseen.set7_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6])
+@pytest.mark.parametrize("number", [4, 5, 6, 7])
 def test_twenty_minute_sets_hold_their_expected_count(request, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
-    steady-cox) within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018
-    for set 6."""
+    steady-cox, of the realised batch sizes for micro-batches) within 5%: 0.973-1.022 on seeds 0-15 for
+    set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = request.getfixturevalue(f"set{number}_arrivals")
     for name in names:
@@ -492,8 +503,107 @@ def test_day_end_declines_to_near_zero_then_rises_in_the_evening(set6_arrivals):
     assert statistics.median(first) >= 3000 and 850 <= statistics.median(last) <= 1350
 
 
+def test_region_failover_jumps_to_24x_within_a_minute_and_stays(set7_arrivals):
+    """5 req/s of this region's own traffic; from a seeded DNS change in minutes 4-6 (found from the
+    expected rate), another region's 7 req/s arrive: 80% within the 60 s TTL, 20% an exponential time of
+    mean 3 minutes later, kept to the end. On seeds 0-15: the first 4 minutes 4.69-5.21 req/s, the last 5
+    11.71-12.31 (ratio 2.27-2.58), the first third of the trace 0.44-0.57x the rate of the rest; the minute
+    before the change 4.47-5.28, the minute after 7.03-8.28 (7.8 expected), the 2 minutes after that
+    10.5-11.6 (11.0), and the 3 minutes after the TTL 0.90-0.96x the last 5 minutes' rate (0.97-1.03 if every
+    client honoured the TTL); 10 s counts' squared deviation from the curve per expected request 0.82-1.19
+    (Poisson: 1); the conversation trace's medians, prompts 1,005-1,028 and outputs 125-131."""
+    arrivals = set7_arrivals["region-failover.csv"]
+    times, seconds, rate = shifted("region-failover", arrivals, unseen.set7_trace)
+    onset = next(t / 10.0 for t in range(2400, 3601) if rate(t / 10.0) > unseen.FAILOVER_OWN)
+    assert 240.0 <= onset <= 360.0
+
+    def per_s(a: float, b: float) -> float:
+        return sum(1 for t in times if a <= t < b) / (b - a)
+    early, late = per_s(0.0, 240.0), per_s(900.0, seconds)
+    assert abs(early / 5.0 - 1.0) < 0.09 and abs(late / 12.0 - 1.0) < 0.05, (early, late)
+    assert 2.2 <= late / early <= 2.7
+    assert 0.38 <= per_s(0.0, 400.0) / per_s(400.0, seconds) <= 0.62  # the first third against the rest
+    assert 4.0 <= per_s(onset - 60.0, onset) <= 6.0
+    assert 6.5 <= per_s(onset, onset + 60.0) <= 9.0  # half of the TTL's 80% on average over the minute
+    assert 10.0 <= per_s(onset + 60.0, onset + 180.0) <= 12.0  # most of the jump within the minute
+    assert 0.85 <= per_s(onset + 60.0, onset + 240.0) / late <= 0.96  # and the late clients' share after it
+    per_10s = counts(times, 10.0, seconds)
+    expected = [integral(rate, 10.0 * i, 10.0 * i + 10.0, 0.5) for i in range(len(per_10s))]
+    assert 0.7 <= sum((n - e) ** 2 / e for n, e in zip(per_10s, expected)) / len(per_10s) <= 1.35
+    assert abs(statistics.median(a.prompt_tokens for a in arrivals) / 1020.0 - 1.0) < 0.05
+    assert abs(statistics.median(a.max_tokens for a in arrivals) / 129.0 - 1.0) < 0.06
+
+
+def micro_waves(times: list[float], prompts: list[int], seconds: float) -> tuple[list[int], list[int]]:
+    """The seconds in which a micro-batch starts (runs of 1 s counts of prompts above 3,000 tokens at 5 or
+    more: 95% of the documents, 1.5% of the interactive requests) and each batch's long prompts."""
+    long = [t for t, p in zip(times, prompts) if p > 3000]
+    per_s = counts(long, 1.0, seconds)
+    starts: list[int] = []
+    for i, n in enumerate(per_s):
+        if n >= 5 and not (starts and i - starts[-1] <= 40):
+            starts.append(i)
+    return starts, [sum(1 for t in long if s - 1 <= t < s + 30) for s in starts]
+
+
+def test_micro_batches_send_long_documents_in_paced_waves_every_two_minutes(set7_arrivals):
+    """Poisson interactive traffic at 7.5 req/s (the conversation trace's lengths) plus, every 120 s from a
+    seeded phase, a Poisson number (mean 180) of long documents paced at 10 req/s. On seeds 0-15: 10 waves
+    found, 119-121 s apart, the first within 120 s; 139-221 long prompts a wave (the last, cut by the end,
+    left out); interactive traffic away from the waves 7.23-7.65 req/s with 1 s dispersion 0.91-1.12, the
+    waves' 2nd-11th seconds 17.1-17.9 req/s with dispersion 0.36-0.53 (paced); the wave windows 26-31% of
+    the requests and 60-64% of the prompt tokens; the long prompts' median 6,398-6,771 (the documents'
+    6,714), the rest's outputs median 131-137."""
+    arrivals = set7_arrivals["micro-batches.csv"]
+    times, seconds, rate = shifted("micro-batches", arrivals, unseen.set7_trace)
+    prompts = [a.prompt_tokens for a in arrivals]
+    starts, sizes = micro_waves(times, prompts, seconds)
+    assert len(starts) == 10 and starts[0] <= 121, starts
+    assert all(119 <= b - a <= 121 for a, b in zip(starts, starts[1:])), starts
+    assert all(130 <= n <= 235 for n in sizes[:-1]), sizes
+    per_s = counts(times, 1.0, seconds)
+    away = [n for i, n in enumerate(per_s) if all(not s - 2 <= i < s + 30 for s in starts)]
+    inside = [n for i, n in enumerate(per_s) if any(s + 2 <= i < s + 12 for s in starts)]
+    assert abs(statistics.fmean(away) / unseen.MICRO_BASE - 1.0) < 0.06 and 0.8 <= dispersion(away) <= 1.25
+    assert 16.0 <= statistics.fmean(inside) <= 19.0 and dispersion(inside) <= 0.7, (statistics.fmean(inside),
+                                                                                    dispersion(inside))
+    in_wave = [rate(t) > unseen.MICRO_BASE for t in times]
+    assert 0.22 <= sum(in_wave) / len(times) <= 0.35
+    assert 0.55 <= sum(p for p, w in zip(prompts, in_wave) if w) / sum(prompts) <= 0.7
+    assert abs(statistics.median(p for p in prompts if p > 3000) / 6714.0 - 1.0) < 0.07
+    assert 125 <= statistics.median(a.max_tokens for a in arrivals) <= 145
+
+
+def test_rag_qa_drifts_slowly_with_a_narrow_retrieval_length_mix(set7_arrivals):
+    """Poisson at 10 req/s at mid-trace, drifting linearly by a seeded 20-40% of that, up or down. On seeds
+    0-15: 9.81-10.12 req/s; the slope fitted to the minute counts, over the trace and relative to the mean,
+    within -0.080..+0.048 of the drift set; 10 s counts' squared deviation from the line per expected
+    request 0.73-1.20. The RAGPulse-like lengths: prompt median 3,104-3,122 (the sample's 3,137), CV
+    0.29-0.30 (the sample's 0.30), 8.5-9.2% within 1,030-1,130 tokens (no retrieval, first turn), at most
+    6,319 and 0.2% from 5,000; output median 208-213 (the sample's 214)."""
+    arrivals = set7_arrivals["rag-qa.csv"]
+    times, seconds, rate = shifted("rag-qa", arrivals, unseen.set7_trace)
+    drift = (rate(seconds) - rate(0.0)) / unseen.RAG_RATE
+    assert 0.2 <= abs(drift) <= 0.4
+    assert abs(len(times) / seconds / unseen.RAG_RATE - 1.0) < 0.05
+    per_min = counts(times, 60.0, seconds)
+    mids = [30.0 + 60.0 * i for i in range(len(per_min))]
+    mean_t, mean_n = statistics.fmean(mids), statistics.fmean(per_min)
+    slope = sum((t - mean_t) * (n - mean_n) for t, n in zip(mids, per_min)) / sum((t - mean_t) ** 2 for t in mids)
+    assert abs(slope * seconds / mean_n - drift) < 0.12, (slope * seconds / mean_n, drift)
+    per_10s = counts(times, 10.0, seconds)
+    expected = [integral(rate, 10.0 * i, 10.0 * i + 10.0, 0.5) for i in range(len(per_10s))]
+    assert 0.6 <= sum((n - e) ** 2 / e for n, e in zip(per_10s, expected)) / len(per_10s) <= 1.4
+    prompts = [a.prompt_tokens for a in arrivals]
+    assert abs(statistics.median(prompts) / 3137.0 - 1.0) < 0.05
+    assert 0.26 <= statistics.pstdev(prompts) / statistics.fmean(prompts) <= 0.34  # the chat profile's: 0.60
+    assert 0.07 <= sum(1030 <= p < 1130 for p in prompts) / len(prompts) <= 0.11
+    assert max(prompts) < 8000 and sum(p >= 5000 for p in prompts) < 0.01 * len(prompts)
+    assert abs(statistics.median(a.max_tokens for a in arrivals) / 214.0 - 1.0) < 0.06
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "7"], "--set"),
+    (["--set", "8"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
