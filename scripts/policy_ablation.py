@@ -15,7 +15,9 @@ default configuration (one configuration for every workload, never tuned) and fo
   instead of filling them within one budget;
 - yellow-sheds: the shipped default yellowShedClasses (batch, background refused in YELLOW);
 - ttft-only-slots: maxConcurrency calibrated on TTFT alone (the previous calibration);
-- quarter-burst-slots: a burst may fill a quarter of the safe concurrency (the previous share);
+- quarter-burst-slots: a burst may fill a quarter of the safe concurrency (an earlier share);
+- full-burst-slots: a burst may fill all of the safe concurrency (the share until stop 37), not
+  the share the batches are kept at;
 - split-slots: the TTFT-judged batch for the predictor's slot wait, the TPOT-judged one for
   bursts and RED admission (two concurrencies instead of one maxConcurrency);
 - tpot-on-offered-load: the TPOT need scaled by arrivals over completions (tried, not in).
@@ -195,9 +197,20 @@ class TtftOnlySlots(Variant):
         self.config = replace(self.config, max_concurrency=float(ttft_only_slots(ctx)))
 
 
+def _burst_slot_share(original, share):
+    def burst_replicas(history, *, slot_share, **rest):
+        return original(history, slot_share=share, **rest)
+    return burst_replicas
+
+
 class QuarterBurstSlots(Variant):
     name = "ours-quarter-burst-slots"
-    patch = (headroom, "BURST_SLOT_SHARE", 0.25)
+    patch = (headroom, "burst_replicas", _burst_slot_share(headroom.burst_replicas, 0.25))
+
+
+class FullBurstSlots(Variant):
+    name = "ours-full-burst-slots"
+    patch = (headroom, "burst_replicas", _burst_slot_share(headroom.burst_replicas, 1.0))
 
 
 class SplitSlots(SloScaler):
@@ -342,7 +355,7 @@ class ShortBurstMemory(Variant):
 
 
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
-            TtftOnlySlots, QuarterBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
+            TtftOnlySlots, QuarterBurstSlots, FullBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens)
 for cls in VARIANTS:

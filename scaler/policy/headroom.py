@@ -6,7 +6,10 @@ seconds falls on the replicas already up. N replicas hold it within the SLO whil
 complete (c x w each) plus what their batches absorb (a share of their S slots, less the R
 requests already running) covers it:
 
-    N >= (A_w + R) / (c x w + BURST_SLOT_SHARE x S)         (BURST_SLOT_SHARE = 1)
+    N >= (A_w + R) / (c x w + share x S)
+
+with `share` the part of the safe concurrency S a burst may fill (the caller's: the share of S
+the batches are kept at, TPOT_TARGET_SHARE in decide).
 
 A_w is the largest count of arrivals seen in any w seconds, forgotten with a half-life
 (HISTORY_HALF_LIFE_S), so a model learns its own burstiness online and lets go of one it no
@@ -25,14 +28,6 @@ from operator import itemgetter
 BURST_WINDOWS_S = (5.0, 15.0, 30.0, 60.0)
 # A burst seen this long ago counts for half.
 HISTORY_HALF_LIFE_S = 1200.0
-# Share of the calibrated safe concurrency a burst may fill. S is what one replica's batch holds
-# within the whole SLO (`slo-scaler calibrate --tpot-p95` judges TPOT as well as TTFT), so a burst
-# may fill all of it. (When S was judged on TTFT alone, a full batch slowed every output token
-# past the SLO and only a quarter was safe; with TPOT-judged slots the quarter kept 1.5x the
-# replicas after a single burst: standard burst 3,327 -> 2,149 GPU-s, tenant-mix 4,479 -> 2,995,
-# azure-code 18,560 -> 17,466, for 0.1, 1.7 and 0.5 points of attainment, 5 seeds at 0.8;
-# scripts/policy_ablation.py, ours-quarter-burst-slots.)
-BURST_SLOT_SHARE = 1.0
 # Cumulative-arrival marks are kept at least this far apart (enough resolution for 5 s windows).
 MARK_SPACING_S = 1.0
 
@@ -91,8 +86,9 @@ def _count_since(marks: list[tuple[float, float]], since: float, arrived: float)
 
 
 def burst_replicas(history: BurstHistory, *, running: float, capacity_rps: float | None, slots: float | None,
-                   target_utilization: float) -> tuple[float, float]:
-    """Replica-equivalents that absorb the largest recent burst, and the window it was seen over."""
+                   slot_share: float, target_utilization: float) -> tuple[float, float]:
+    """Replica-equivalents that absorb the largest recent burst, filling each batch to `slot_share`
+    of its slots, and the window it was seen over."""
     if not capacity_rps:
         return 0.0, 0.0
     best, where = 0.0, 0.0
@@ -100,7 +96,7 @@ def burst_replicas(history: BurstHistory, *, running: float, capacity_rps: float
         if count <= 0:
             continue
         if slots:
-            need = (count + running) / (capacity_rps * w + BURST_SLOT_SHARE * slots)
+            need = (count + running) / (capacity_rps * w + slot_share * slots)
         else:
             need = count / (capacity_rps * target_utilization * w)
         if need > best:
