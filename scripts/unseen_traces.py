@@ -1053,17 +1053,16 @@ def set7_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace)}
+SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="directory to write the traces into")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--set", type=int, choices=(1, 2, 3, 4, 5, 6, 7), default=1, dest="trace_set",
-                        help="1: recurring-bursts, ramp-and-spikes, steps; 2: gamma-api, diurnal-chat, flash-crowd; "
-                             "3: agent-sessions, batch-backfill, tenant-shift; 4: mmpp-api, morning-ramp, cron-minutes; "
-                             "5: self-similar, outage-retry, model-merge; 6: steady-cox, hot-template, day-end; "
-                             "7: region-failover, micro-batches, rag-qa")
+    set_names = {1: SET1, **{number: trace_names for number, (trace_names, _) in SETS.items()}}
+    parser.add_argument("--set", type=int, choices=tuple(set_names), default=1, dest="trace_set",
+                        help="; ".join(f"{number}: {', '.join(trace_names)}" for number, trace_names in set_names.items()))
     args = parser.parse_args(argv)
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out: expected a directory, got the file {args.out}")

@@ -37,8 +37,9 @@ MAX_DEMAND_REPLICAS = 1000
 # (a request's mean TPOT varies around the fleet's: busier replicas, prefill-heavy seconds), and
 # until the batches hold this share of the safe concurrency S, where TPOT p95 reaches its SLO; a
 # burst the burst headroom plans for fills the batches to the same share. (It filled all of S
-# until stop 37: without the floor, recurring-bursts' 33 req/s bursts met the 4.4 replicas that
-# planned for and 5 missed where 7 held; ours-full-burst-slots prints the previous share.)
+# until stop 37, and without `render`'s floor recurring-bursts at 0.8 held 84.6% where the floor
+# held 100%: scripts/policy_ablation.py, ours-floor-one; ours-full-burst-slots prints the previous
+# share.)
 TPOT_TARGET_SHARE = 0.7
 
 
