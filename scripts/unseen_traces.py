@@ -293,9 +293,74 @@ text; RAGPulse's README and two excerpts of its trace. Nothing here is cited fro
   mid-trace (ours; the sampled week is far sparser), drifting linearly by a seeded 20-40% of that over
   the 20 minutes, up or down (a slice of a morning rise or an evening fall; ours).
 
+Set 8 (`--set 8`): three more shapes, 20 minutes each, chosen from published descriptions of traffic
+without running any policy on them or reading any policy's result on sets 1-7 (the repository's latest
+commit subjects, which quote a few, were seen in passing). "Ours" and "SOURCES.md" mark the same as in set
+4. Read this session: the pages cited below, in abstracts or excerpts as said, and Resilience4j's
+CircuitBreakerConfig.java in its source. Nothing here is cited from memory.
+
+- `contagion-bursts.csv` (~10.7 requests/s expected; 7.5-14.9 on seeds 0-15): bursts of varied size at
+  times nothing announces, each made larger and longer by the requests it sets off. A Hawkes process is
+  self-exciting, one arrival raising the chance of more in the near future ("Hawkes models and their
+  applications", arXiv 2405.10527, read in its abstract and opening), and one serves as the arrivals of
+  trending internet traffic in "Queues driven by Hawkes processes" (arXiv 1707.05143, read in its
+  abstract). The dynamic contagion process (Dassios and Zhao, Advances in Applied Probability 43(3), 2011,
+  read in its abstract) adds to the self-excited jumps externally excited ones at the times of a Poisson
+  process, the intensity decaying exponentially back to a background level between jumps (the form read in
+  an encyclopaedia summary, grokipedia.com/page/dynamic_contagion_process, and Wikipedia's stub); the paper
+  works an example with exponential jumps. Here: a background of 4 requests/s, a decay time of 20 s, each
+  request raising the intensity by an exponential amount of mean 0.02 requests/s (a branching ratio of 0.4,
+  so between bursts the rate sits near 4 / 0.6 = 6.7), and shocks (a post, a news item, a client's launch)
+  one per 100 s on average, each raising it by an exponential amount of mean 12 requests/s (all ours);
+  simulated exactly, by thinning, from 10 minutes before the trace. A shock of mean size brings ~400
+  requests (240 directly, the rest by self-excitation) within about a minute; the small ones are lost in
+  the noise, the large ones jump to several times the background within a second. On seeds 0-15: 2-8
+  bursts (runs of 10 s bins at 1.6x the median bin or more), the busiest 10 s at 16-67 requests/s, the
+  busiest 5% of the 10 s bins holding 9-18% of the requests (Poisson: ~6%), the largest rise between
+  consecutive 10 s bins 1.7-5.1x the largest fall. Lengths: the conversation trace's, as in steady-cox.
+  Where mmpp-api switches between two set levels, flash-crowd and hot-template surge once at a seeded
+  minute, and recurring-bursts and cron-minutes keep a clock, here neither the times nor the sizes are set.
+- `monday-rise.csv` (~6.5 requests/s expected; 5.7-7.4 on seeds 0-15): the end of a weekend and the start
+  of a working Monday, one minute per hour. "Saturday and Sunday are flat lines near the floor. Then Monday
+  lights up and stays lit until late afternoon" (Anhaia, "Why your production agent costs 5x more on
+  Mondays (and the fix)", dev.to/gabrielanhaia, read in an excerpt), whose causes include users returning
+  to half-finished sessions (longer conversations) and importing the weekend's reports (bigger inputs);
+  on a shared LLM API the latency that follows the load climbs steadily from 7am to a peak around 10am
+  (tianpan.co, as for diurnal-chat, read in an excerpt). Weekend users send Poisson at 1.2 requests/s
+  throughout; Monday's, from a seeded onset in minutes 8-11 (07:00, after 8-11 quiet hours of Sunday
+  evening and night), rise by 11.8 requests/s over 3 minutes (07:00-10:00, raised cosine) and stay: 13
+  requests/s, ~11x the weekend (rates ours). Weekend requests take the conversation trace's lengths;
+  Monday's too, except that 35% of them carry a resumed session or an imported report, a prompt lognormal
+  of median 4,000 tokens and sigma 0.5 (both ours): on seeds 0-15 the prompt tokens per second rise 19-22x
+  while the requests rise 10-12x. Where morning-ramp
+  rises 2.6x over 12 minutes from 5 requests/s and day-end falls to a lull and recovers to 5, this holds a
+  one-replica level for 8-11 minutes and then rises 11x within 3, the work per request rising with it.
+  The timestamps still start at 09:00:00.
+- `breaker-dips.csv` (~10 requests/s expected; 9.6-10.1 on seeds 0-15): a steady service with brief dips
+  at irregular times, each followed by a rebound. A caller that feeds the model from a queue guards its
+  message handler with a circuit breaker and pauses its consumer while the breaker is open: the breaker's
+  CLOSED_TO_OPEN transition pauses the Kafka consumer and HALF_OPEN_TO_CLOSED resumes it (rtrl.org, "Circuit
+  Breaker Pattern with Kafka: A Complete Guide", parts 1-2, read in excerpts); the messages stay on the
+  topic meanwhile and are processed once the circuit closes, and the consumer starts again at half-open
+  (dublinsoft.tech.blog/2020/02/16/circuit-breaker-kafka, read in an excerpt). Resilience4j's defaults
+  (CircuitBreakerConfig.java, github.com/resilience4j/resilience4j, read in its source): open at a 50%
+  failure rate, wait 60 s open, then permit 10 calls half-open. Here other clients send Poisson at 3
+  requests/s; the caller's messages arrive Poisson at 7/s and it takes them one at a time at an
+  exponential pace of 17.5/s, an M/M/1 queue, whose departures are Poisson at the arrival rate in
+  equilibrium (Burke 1956, as stated in Keane and O'Connell, arXiv 0804.3935, read in its abstract), so it
+  sends 7 requests/s while closed. Another dependency of the caller fails an exponential time (mean 4
+  minutes) after the breaker last closed; the breaker opens for 30 s (half the default), lets 10 calls
+  through half-open and, with probability 0.3 (the dependency still down), opens again, else closes (all
+  ours). While open the rate falls to the other clients' 3 requests/s; after it, the backlog (7 requests
+  per second open) drains at 17.5 + 3 = 20.5 requests/s, for about two thirds of the dip's length. On
+  seeds 0-15: 2-8 open spells of 30 s (60-120 s where trials fail), 10-25% of the time, their starts at
+  irregular gaps. Lengths: the conversation trace's, for both. Where outage-retry declines over minutes
+  once and returns 30% of the lost requests in one 20 s wave, this drops at once, several times, to 30%,
+  and returns the whole backlog at the caller's pace.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -501,7 +566,7 @@ def gap_cv(times: list[float]) -> float:
 
 
 def write_traces(out: Path, seed: int, names: tuple[str, ...], trace) -> None:
-    """Sets 2 to 7: each named trace (`trace(name, seed)` gives its rows and duration) written, and its figures printed."""
+    """Sets 2 to 8: each named trace (`trace(name, seed)` gives its rows and duration) written, and its figures printed."""
     for name in names:
         rows, seconds, _ = trace(name, seed)
         write_lines(out / f"{name}.csv", [HEADER] + [f"{stamp(t)},{p},{o}" for t, p, o in rows])
@@ -1050,9 +1115,171 @@ def set7_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
     raise ValueError(f"trace: expected one of {', '.join(SET7)}, got {name!r}")
 
 
+# ---- set 8 ----------------------------------------------------------------------------------------
+
+CONTAGION_BASE, CONTAGION_DECAY_S, CONTAGION_SELF = 4.0, 20.0, 0.02  # req/s; the decay's time; mean self-jump
+CONTAGION_SHOCK_GAP_S, CONTAGION_SHOCK = 100.0, 12.0  # mean time between external shocks; their mean jump
+CONTAGION_WARMUP_S = 600.0
+
+
+def contagion_jumps(rng: random.Random, seconds: float) -> tuple[list[float], list[float], list[float]]:
+    """A dynamic contagion process (a Hawkes process with externally excited jumps): the intensity is
+    CONTAGION_BASE plus an excess that decays exponentially (time constant CONTAGION_DECAY_S) and jumps by
+    an exponential amount of mean CONTAGION_SELF at each arrival and of mean CONTAGION_SHOCK at each
+    external shock (a Poisson process, mean gap CONTAGION_SHOCK_GAP_S). Simulated exactly by thinning
+    (the intensity only falls between jumps) from CONTAGION_WARMUP_S before the trace. The arrivals in
+    [0, seconds), and every jump's time and the excess just after it (from the warm-up's start)."""
+    decay = 1.0 / CONTAGION_DECAY_S
+    t, excess = -CONTAGION_WARMUP_S, 0.0
+    shock = t + rng.expovariate(1.0 / CONTAGION_SHOCK_GAP_S)
+    arrivals, jump_times, jump_excess = [], [t], [excess]
+    while True:
+        bound = CONTAGION_BASE + excess
+        candidate = t + rng.expovariate(bound)
+        if shock <= candidate:  # the shock comes first: the intensity jumps there, so draw again from it
+            if shock >= seconds:
+                return arrivals, jump_times, jump_excess
+            excess = excess * math.exp(-decay * (shock - t)) + rng.expovariate(1.0 / CONTAGION_SHOCK)
+            t = shock
+            shock = t + rng.expovariate(1.0 / CONTAGION_SHOCK_GAP_S)
+        else:
+            if candidate >= seconds:
+                return arrivals, jump_times, jump_excess
+            excess *= math.exp(-decay * (candidate - t))
+            t = candidate
+            if rng.random() * bound > CONTAGION_BASE + excess:
+                continue
+            excess += rng.expovariate(1.0 / CONTAGION_SELF)
+            if t >= 0.0:
+                arrivals.append(t)
+        jump_times.append(t)
+        jump_excess.append(excess)
+
+
+def contagion_rate(jump_times: list[float], jump_excess: list[float]) -> Rate:
+    """The realised intensity: the base plus the excess after the last jump, decayed since."""
+    def rate(t: float) -> float:
+        i = max(0, bisect.bisect_right(jump_times, t) - 1)
+        return CONTAGION_BASE + jump_excess[i] * math.exp(-(t - jump_times[i]) / CONTAGION_DECAY_S)
+    return rate
+
+
+WEEKEND_RATE, MONDAY_RATE, MONDAY_RISE_S = 1.2, 13.0, 180.0  # req/s; the rise's length
+MONDAY_LONG, MONDAY_PROMPT = 0.35, (4000.0, 0.5)  # Monday's share of long prompts; their lognormal (median, sigma)
+
+
+def monday_rates(onset: float) -> tuple[Rate, Rate]:
+    """The weekend's users (WEEKEND_RATE throughout) and Monday's (0 until `onset`, then a raised-cosine rise
+    to MONDAY_RATE - WEEKEND_RATE over MONDAY_RISE_S, held)."""
+    return (lambda t: WEEKEND_RATE,
+            lambda t: (MONDAY_RATE - WEEKEND_RATE) * raised_cosine(t - onset, MONDAY_RISE_S))
+
+
+def monday_lengths(rng: random.Random) -> tuple[int, int]:
+    """Monday's requests: the conversation trace's, but MONDAY_LONG of them carry a resumed session or an
+    imported report, so a long prompt."""
+    prompt, output = conv_lengths(rng)
+    if rng.random() < MONDAY_LONG:
+        prompt = clamp(rng.lognormvariate(math.log(MONDAY_PROMPT[0]), MONDAY_PROMPT[1]), PROMPT_MAX)
+    return prompt, output
+
+
+def monday_rise(rng: random.Random, seconds: float, onset: float) -> list[tuple[float, int, int]]:
+    weekend, monday = monday_rates(onset)
+    rows = [(t, *conv_lengths(rng)) for t in renewal(rng, weekend, seconds, 1.0)]
+    return sorted(rows + [(t, *monday_lengths(rng)) for t in renewal(rng, monday, seconds, 1.0)])
+
+
+BREAKER_DIRECT, BREAKER_PIPELINE, BREAKER_DRAIN = 3.0, 7.0, 17.5  # req/s: other clients; consumer's input; its pace
+BREAKER_WAIT_S, BREAKER_TRIALS, BREAKER_TRIAL_FAILS = 30.0, 10, 0.3  # open state; half-open calls; trials failing
+BREAKER_TRIP_GAP_S, BREAKER_WARMUP_S = 240.0, 60.0  # mean closed time between trips; the queue's warm-up
+
+
+def breaker_pipeline(rng: random.Random, seconds: float) -> tuple[list[float], list[tuple[float, float]],
+                                                                  list[tuple[float, float]]]:
+    """A queue consumer that calls the model for each message, paused while its circuit breaker is open.
+    Messages arrive Poisson at BREAKER_PIPELINE; the consumer is a single server of exponential pace
+    BREAKER_DRAIN (an M/M/1 queue, whose departures, the model's requests, are Poisson at the input rate
+    while it runs). The breaker trips an exponential time (mean BREAKER_TRIP_GAP_S) after it last closed,
+    stays open BREAKER_WAIT_S (no message taken), then lets BREAKER_TRIALS calls through half-open; with
+    probability BREAKER_TRIAL_FAILS they fail and it opens again from the last of them, else it closes.
+    The request times in [0, seconds), the open intervals, and the drains (from the breaker's closing
+    until the backlog is gone)."""
+    messages = poisson_times(rng, BREAKER_PIPELINE, -BREAKER_WARMUP_S, seconds)
+    trip = rng.expovariate(1.0 / BREAKER_TRIP_GAP_S)
+    opens: list[tuple[float, float]] = []
+    drains: list[tuple[float, float]] = []
+    sends, done, trials, draining = [], -math.inf, None, None
+    for arrival in messages:
+        if draining is not None and arrival >= done:  # the backlog is gone
+            drains.append((draining, done))
+            draining = None
+        begin = max(arrival, done)
+        if trials is None and begin >= trip:  # the breaker trips: closed to open
+            if draining is not None:
+                drains.append((draining, trip))
+            opens.append((trip, trip + BREAKER_WAIT_S))
+            trials, draining = 0, None
+        if trials is not None:
+            begin = max(begin, opens[-1][1])
+        done = begin + rng.expovariate(BREAKER_DRAIN)
+        if done >= seconds:
+            break
+        sends.append(done)
+        if trials is not None:
+            trials += 1
+            if trials == BREAKER_TRIALS:  # the half-open trial's outcome
+                if rng.random() < BREAKER_TRIAL_FAILS:
+                    drains.append((opens[-1][1], done))
+                    opens.append((done, done + BREAKER_WAIT_S))
+                    trials = 0
+                else:
+                    trials, draining = None, opens[-1][1]
+                    trip = done + rng.expovariate(1.0 / BREAKER_TRIP_GAP_S)
+    if draining is not None:
+        drains.append((draining, min(done, seconds)))
+    return [t for t in sends if t >= 0.0], opens, drains
+
+
+def breaker_rate(opens: list[tuple[float, float]], drains: list[tuple[float, float]]) -> Rate:
+    """The expected rate given the realised breaker states: the other clients, plus the consumer's input rate
+    while closed, nothing while open, its top pace while draining the backlog."""
+    def rate(t: float) -> float:
+        if any(a <= t < b for a, b in opens):
+            return BREAKER_DIRECT
+        if any(a <= t < b for a, b in drains):
+            return BREAKER_DIRECT + BREAKER_DRAIN
+        return BREAKER_DIRECT + BREAKER_PIPELINE
+    return rate
+
+
+SET8 = ("contagion-bursts", "monday-rise", "breaker-dips")
+
+
+def set8_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; for contagion-bursts
+    the realised intensity, for breaker-dips given the realised breaker states) of one set-8 trace, each from
+    its own random stream."""
+    rng = random.Random(f"unseen-set8/{name}/{seed}")
+    seconds = 1200.0
+    if name == "contagion-bursts":
+        times, jump_times, jump_excess = contagion_jumps(rng, seconds)
+        return [(t, *conv_lengths(rng)) for t in times], seconds, contagion_rate(jump_times, jump_excess)
+    if name == "monday-rise":
+        onset = rng.uniform(480.0, 660.0)
+        weekend, monday = monday_rates(onset)
+        return monday_rise(rng, seconds, onset), seconds, lambda t: weekend(t) + monday(t)
+    if name == "breaker-dips":
+        times, opens, drains = breaker_pipeline(rng, seconds)
+        rows = sorted([(t, *conv_lengths(rng)) for t in poisson_times(rng, BREAKER_DIRECT, 0.0, seconds)] +
+                      [(t, *conv_lengths(rng)) for t in times])
+        return rows, seconds, breaker_rate(opens, drains)
+    raise ValueError(f"trace: expected one of {', '.join(SET8)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
-        6: (SET6, set6_trace), 7: (SET7, set7_trace)}
+        6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

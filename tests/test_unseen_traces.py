@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 7 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 8 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ SET4_FILES = ("mmpp-api.csv", "morning-ramp.csv", "cron-minutes.csv")
 SET5_FILES = ("self-similar.csv", "outage-retry.csv", "model-merge.csv")
 SET6_FILES = ("steady-cox.csv", "hot-template.csv", "day-end.csv")
 SET7_FILES = ("region-failover.csv", "micro-batches.csv", "rag-qa.csv")
-SET_FILES = {3: SET3_FILES, 4: SET4_FILES, 5: SET5_FILES, 6: SET6_FILES, 7: SET7_FILES}
+SET8_FILES = ("contagion-bursts.csv", "monday-rise.csv", "breaker-dips.csv")
+SET_FILES = {3: SET3_FILES, 4: SET4_FILES, 5: SET5_FILES, 6: SET6_FILES, 7: SET7_FILES, 8: SET8_FILES}
 
 
 def digests(directory: Path) -> dict[str, str]:
@@ -127,6 +128,16 @@ def set7_arrivals(set7) -> dict[str, list]:
     return read_set(set7, SET7_FILES)
 
 
+@pytest.fixture(scope="module")
+def set8(tmp_path_factory) -> Path:
+    return written_set(tmp_path_factory, 8)
+
+
+@pytest.fixture(scope="module")
+def set8_arrivals(set8) -> dict[str, list]:
+    return read_set(set8, SET8_FILES)
+
+
 def test_set1_is_the_default_and_unchanged_byte_for_byte(tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path)], capture_output=True, text=True,
                           timeout=60)
@@ -204,7 +215,7 @@ def test_set2_is_unchanged_byte_for_byte(set2):
     assert digests(set2) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8])
 def test_a_set_is_deterministic_per_seed(tmp_path, request, number):
     written, files = request.getfixturevalue(f"set{number}"), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -270,11 +281,12 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set3_arrivals):
     assert 2.6 <= sum(work[top:top + 8]) / 8 / (sum(work[:5]) / 5) <= 3.4
 
 
-@pytest.mark.parametrize("number, top_rps", [(4, 12.0), (5, 14.0), (6, 14.0), (7, 14.0)])
-def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(request, number, top_rps):
+@pytest.mark.parametrize("number, low_rps, top_rps", [(4, 6.0, 12.0), (5, 6.0, 14.0), (6, 6.0, 14.0), (7, 6.0, 14.0),
+                                                    (8, 5.0, 16.0)])
+def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(request, number, low_rps, top_rps):
     for name, arrivals in request.getfixturevalue(f"set{number}_arrivals").items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
-        assert 6.0 <= len(arrivals) / 1200.0 <= top_rps, name
+        assert low_rps <= len(arrivals) / 1200.0 <= top_rps, name
         assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
 
 
@@ -287,15 +299,17 @@ def shifted(name: str, arrivals: list, trace=unseen.set4_trace) -> tuple[list[fl
 
 # Set, its traces, the generator of their expected rate and the integral's step.
 EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, unseen.set5_trace, 0.1),
-                  6: (unseen.SET6, unseen.set6_trace, 0.1), 7: (unseen.SET7, unseen.set7_trace, 0.1)}
+                  6: (unseen.SET6, unseen.set6_trace, 0.1), 7: (unseen.SET7, unseen.set7_trace, 0.1),
+                  8: (unseen.SET8, unseen.set8_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8])
 def test_twenty_minute_sets_hold_their_expected_count(request, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
-    steady-cox, of the realised batch sizes for micro-batches) within 5%: 0.973-1.022 on seeds 0-15 for
-    set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7."""
+    steady-cox, of the realised batch sizes for micro-batches, of the realised intensity for contagion-bursts,
+    of the realised breaker states for breaker-dips) within 5%: 0.973-1.022 on seeds 0-15 for set 4,
+    0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7, 0.971-1.013 for set 8."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = request.getfixturevalue(f"set{number}_arrivals")
     for name in names:
@@ -602,8 +616,147 @@ def test_rag_qa_drifts_slowly_with_a_narrow_retrieval_length_mix(set7_arrivals):
     assert abs(statistics.median(a.max_tokens for a in arrivals) / 214.0 - 1.0) < 0.06
 
 
+def burst_runs(per_bin: list[int], threshold: float) -> list[tuple[int, int, int]]:
+    """(first bin, end bin, peak count) of each run of bins at `threshold` or more."""
+    runs: list[tuple[int, int, int]] = []
+    for i, n in enumerate(per_bin):
+        if n < threshold:
+            continue
+        if runs and runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], i + 1, max(runs[-1][2], n))
+        else:
+            runs.append((i, i + 1, n))
+    return runs
+
+
+def test_contagion_bursts_jump_at_unannounced_times_by_varied_amounts_and_decay(set8_arrivals):
+    """A dynamic contagion process: 4 req/s of background, external shocks (one per 100 s on average, Poisson)
+    that raise the intensity by an exponential amount of mean 12 req/s, and a rise of mean 0.02 req/s at each
+    request, all decaying with a 20 s time constant: 10.7 req/s expected, 7.5-14.9 on seeds 0-15 (the number
+    and size of the shocks vary). The count follows the realised intensity (10 s counts' squared deviation from
+    it per expected request 0.82-1.18 on seeds 0-15; Poisson given the intensity: 1). Bursts, found as runs of
+    10 s bins at 1.6x the median bin or more: on seed 0, 5 (2-8 on seeds 0-15), their peaks 13-37 req/s (the
+    biggest 1.2-3.7x the smallest on seeds 0-15), 10-80 s long (the longest 1.4-9x the shortest), starting
+    at irregular times (the gaps' CV 0.65; 0.30-1.00 on seeds 0-15 with three or more); the median 10 s bin
+    7.8 req/s (7.1-10.7: the background's 4 / (1 - 0.4) = 6.7 plus the tails of the bursts). A shock jumps at once and
+    decays over tens of seconds, so the largest rise between consecutive 10 s bins is 1.75-5.1x the largest
+    fall on seeds 0-15 (2.75 on seed 0; a symmetric surge gives ~1); the busiest 5% of the 10 s bins hold
+    8.8-17.5% of the requests (13.9% on seed 0; Poisson: ~6%). Lengths: the conversation trace's medians."""
+    arrivals = set8_arrivals["contagion-bursts.csv"]
+    times, seconds, rate = shifted("contagion-bursts", arrivals, unseen.set8_trace)
+    assert 7.0 <= len(times) / seconds <= 15.0
+    per_10s = counts(times, 10.0, seconds)
+    expected = [integral(rate, 10.0 * i, 10.0 * i + 10.0, 0.5) for i in range(len(per_10s))]
+    assert 0.7 <= sum((n - e) ** 2 / e for n, e in zip(per_10s, expected)) / len(per_10s) <= 1.4
+    level = statistics.median(per_10s)
+    assert 65 <= level <= 95, level
+    runs = burst_runs(per_10s, 1.6 * level)
+    peaks, lengths = [peak for _, _, peak in runs], [end - first for first, end, _ in runs]
+    assert len(runs) >= 3 and max(peaks) >= 2.0 * min(peaks) and max(lengths) >= 3 * min(lengths), runs
+    starts = [10 * first for first, _, _ in runs]
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    assert statistics.pstdev(gaps) / statistics.fmean(gaps) >= 0.3, starts  # not on a clock
+    steps = [b - a for a, b in zip(per_10s, per_10s[1:])]
+    assert max(steps) >= 1.5 * -min(steps), (max(steps), min(steps))
+    top = sorted(per_10s)[-len(per_10s) // 20:]
+    assert sum(top) >= 0.1 * len(times)
+    assert abs(statistics.median(a.prompt_tokens for a in arrivals) / 1020.0 - 1.0) < 0.05
+    assert abs(statistics.median(a.max_tokens for a in arrivals) / 129.0 - 1.0) < 0.06
+
+
+def test_monday_rise_stays_at_a_weekend_floor_then_rises_11x_with_longer_prompts(set8_arrivals):
+    """1.2 req/s of weekend users throughout; from a seeded onset in minutes 8-11, Monday's users rise by 11.8
+    req/s over 3 minutes (raised cosine) and stay. On seeds 0-15: the first 8 minutes 1.13-1.28 req/s with 10 s
+    dispersion 0.71-1.26 (Poisson), the last 5 12.55-13.31 (ratio 10.1-11.6); the last minute at 2 req/s or
+    less is minute 7-10 and the first at 11 or more 2-3 minutes later. 35% of Monday's requests carry a long
+    prompt (lognormal, median 4,000): prompts above 3,000 tokens are 0.8-2.2% of the first 8 minutes' and
+    21.5-24.5% of the last 5 minutes', and the prompt tokens per second rise 19.0-22.4x, 1.8-2.0x the request
+    rate's rise."""
+    arrivals = set8_arrivals["monday-rise.csv"]
+    times, seconds, _ = shifted("monday-rise", arrivals, unseen.set8_trace)
+    prompts = [a.prompt_tokens for a in arrivals]
+    first = [p for t, p in zip(times, prompts) if t < 480.0]
+    last = [p for t, p in zip(times, prompts) if t >= 900.0]
+    early, late = len(first) / 480.0, len(last) / 300.0
+    assert abs(early / 1.2 - 1.0) < 0.12 and abs(late / 13.0 - 1.0) < 0.06, (early, late)
+    assert 8.5 <= late / early <= 13.5
+    assert 0.6 <= dispersion(counts([t for t in times if t < 480.0], 10.0, 480.0)) <= 1.5
+    per_min = counts(times, 60.0, seconds)
+    quiet = max(i for i, n in enumerate(per_min) if n <= 120)
+    busy = min(i for i, n in enumerate(per_min) if n >= 660)
+    assert 7 <= quiet <= 11 and 1 <= busy - quiet <= 4, (quiet, busy)
+    assert sum(p > 3000 for p in first) / len(first) < 0.04
+    assert 0.19 <= sum(p > 3000 for p in last) / len(last) <= 0.29
+    work = (sum(last) / 300.0) / (sum(first) / 480.0)
+    assert work >= 15.0 and 1.6 <= work / (late / early) <= 2.4, work
+
+
+def state_runs(rate, seconds: float, state, dt: float = 0.1) -> list[tuple[float, float]]:
+    """The intervals in which the expected rate satisfies `state`, sampled every `dt`."""
+    runs: list[tuple[float, float]] = []
+    for i in range(int(round(seconds / dt))):
+        t = i * dt
+        if not state(rate(t + dt / 2)):
+            continue
+        if runs and abs(runs[-1][1] - t) < dt / 2:
+            runs[-1] = (runs[-1][0], t + dt)
+        else:
+            runs.append((t, t + dt))
+    return runs
+
+
+def test_breaker_dips_fall_to_the_other_clients_then_rebound_with_the_backlog(set8_arrivals):
+    """3 req/s from other clients plus a queue consumer's 7, paused while its circuit breaker is open (30 s, again
+    when the half-open trial fails), then draining its backlog at 17.5 req/s. The breaker's states come from the
+    generator's expected rate; the test checks the requests against them. On seeds 0-15: 9.57-10.06 req/s over
+    the trace; 2.75-3.29 req/s while open, 19.8-21.1 while draining, 9.84-10.15 otherwise with 1 s dispersion
+    0.95-1.08 (Poisson, as an M/M/1 queue's departures are); the drains' excess over 10 req/s 0.61-1.03x the 7
+    req/s held back while open (below 0.9 only where the trace ends in or just after a dip: 0.98 on seed 0);
+    open 10-25% of the time. On seed 0 the 4 dips, found from the requests alone (runs of 5 s bins under 6
+    req/s, 20 s or longer), match the 4 open spells within 10 s (so on 9 of seeds 0-15; on the others a failed
+    trial's 10 calls split a dip in two or the trace ends in a spell), each followed by 10 s at 18 req/s or
+    more (the lowest such 10 s 13.7-20.3 req/s on seeds 0-15), their starts at irregular times (the gaps' CV
+    0.70, 0.21-0.72 on seeds 0-15; a dip every fixed interval gives 0). Lengths: the conversation trace's
+    medians."""
+    arrivals = set8_arrivals["breaker-dips.csv"]
+    times, seconds, rate = shifted("breaker-dips", arrivals, unseen.set8_trace)
+    assert abs(len(times) / seconds / 10.0 - 1.0) < 0.05
+    opens = state_runs(rate, seconds, lambda r: r == unseen.BREAKER_DIRECT)
+    drains = state_runs(rate, seconds, lambda r: r > unseen.BREAKER_DIRECT + unseen.BREAKER_PIPELINE)
+
+    def within(intervals, margin: float = 0.0) -> tuple[int, float]:
+        kept = [(a + margin, b - margin) for a, b in intervals if b - a > 2 * margin]
+        return sum(1 for t in times if any(a <= t < b for a, b in kept)), sum(b - a for a, b in kept)
+    n_open, s_open = within(opens, 1.0)
+    n_drain, s_drain = within(drains)
+    assert abs(n_open / s_open / 3.0 - 1.0) < 0.2, n_open / s_open
+    assert abs(n_drain / s_drain / 20.5 - 1.0) < 0.1, n_drain / s_drain
+    per_s = counts(times, 1.0, seconds)
+    closed = [n for i, n in enumerate(per_s) if all(rate(i + f) == 10.0 for f in (0.0, 0.5, 0.999))]
+    assert abs(statistics.fmean(closed) / 10.0 - 1.0) < 0.05 and 0.8 <= dispersion(closed) <= 1.25
+    held_back = unseen.BREAKER_PIPELINE * sum(b - a for a, b in opens)
+    assert 0.85 <= (n_drain - 10.0 * s_drain) / held_back <= 1.15  # the backlog comes back, no more
+    assert 0.05 <= sum(b - a for a, b in opens) / seconds <= 0.3
+    spells = []  # the open spells, a failed trial's few calls between two opens merged
+    for a, b in opens:
+        if spells and a - spells[-1][1] <= 2.0:
+            spells[-1] = (spells[-1][0], b)
+        else:
+            spells.append((a, b))
+    per_5s = counts(times, 5.0, seconds)
+    dips = [(5 * first, 5 * end) for first, end, _ in burst_runs([-n for n in per_5s], -29) if end - first >= 4]
+    assert len(dips) == len(spells) >= 3, (dips, spells)
+    assert all(abs(a - x) <= 10 and abs(b - y) <= 10 for (a, b), (x, y) in zip(dips, spells)), (dips, spells)
+    assert all(sum(1 for t in times if b <= t < b + 10.0) >= 180 for _, b in spells if b + 10.0 <= seconds)
+    starts = [a for a, _ in spells]
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    assert statistics.pstdev(gaps) / statistics.fmean(gaps) >= 0.3, starts
+    assert abs(statistics.median(a.prompt_tokens for a in arrivals) / 1020.0 - 1.0) < 0.05
+    assert abs(statistics.median(a.max_tokens for a in arrivals) / 129.0 - 1.0) < 0.06
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "8"], "--set"),
+    (["--set", "9"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
