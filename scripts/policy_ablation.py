@@ -8,7 +8,8 @@ default configuration (one configuration for every workload, never tuned) and fo
 - count-predictor: TTFT predicted from request counts only (no prefillTokensPerSecond);
 - projection-sheds: RED also when the queue is only projected over the scale-up horizon (the
   previous rule);
-- no-burst-headroom: demand without the largest recent bursts;
+- no-burst-headroom: demand without the largest recent bursts in requests (those in prompt tokens
+  kept: no-prefill-bursts);
 - no-tpot: demand without the time-per-output-token term;
 - slow-release: the previous HPA behaviour (scale down 1 pod a minute after a 300 s window);
 - spread-admission: RED spreads the free batch slots until capacity lands (the previous rule)
@@ -48,6 +49,8 @@ default configuration (one configuration for every workload, never tuned) and fo
 - rate-at-capacity: the sustained rate at the saturated throughput and the batch term at
   targetUtilization x S (the target concurrency `render` deploys) instead of 0.7 x S: the first
   candidate for a headroom from history (tried, not in: docs/policy.md);
+- no-prefill-bursts: without the prompt-token burst history (bursts counted in requests only, the
+  previous headroom);
 - no-slow-tokens: without the slow-token term (the share of finished requests over the TPOT SLO
   asks for no replicas).
 
@@ -329,10 +332,11 @@ class FloorOne(Variant):
 
 def _rate_at_capacity(original):
     """The sustained rate at the saturated throughput, the batch need at targetUtilization x S."""
-    def need(config, est, bursts, slow_need):
+    def need(config, est, bursts, prompt_bursts, slow_need):
         share = config.target_utilization / decide_module.TPOT_TARGET_SHARE
         slots = config.max_concurrency * share if config.max_concurrency else None
-        return original(replace(config, target_utilization=1.0, max_concurrency=slots), est, bursts, slow_need)
+        return original(replace(config, target_utilization=1.0, max_concurrency=slots), est, bursts, prompt_bursts,
+                        slow_need)
     return need
 
 
@@ -348,6 +352,12 @@ class NoSlowTokens(Variant):
     patch = (slow_tokens, "replicas", lambda state, arrival_rps: 0.0)
 
 
+class NoPrefillBursts(Variant):
+    """Without the prompt-token burst history: bursts counted in requests only."""
+    name = "ours-no-prefill-bursts"
+    patch = (headroom, "prefill_replicas", lambda history, **rest: (0.0, 0.0))
+
+
 class ShortBurstMemory(Variant):
     """Bursts forgotten with a 5-minute half-life instead of 20 minutes."""
     name = "ours-short-burst-memory"
@@ -357,7 +367,8 @@ class ShortBurstMemory(Variant):
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, FullBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
-            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens)
+            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
+            NoPrefillBursts)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

@@ -427,6 +427,47 @@ def test_a_burst_seen_keeps_headroom_after_it_and_the_headroom_decays():
     assert bursts.peak(5.0) == pytest.approx(300 / 2, rel=0.02)  # half as loud one half-life later
 
 
+def test_a_burst_of_long_prompts_keeps_prefill_headroom_its_count_does_not_show():
+    # 2 ready at 10 req/s of 500-token prompts (2.5 replicas at 0.8 of 5 req/s); for 15 s, 3 req/s
+    # more of 20,000-token documents: 195 requests in 15 s and 250 slots a replica, so the request
+    # burst term asks for under one replica.
+    config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 250.0, "prefill_tps": 20_000,
+                             "expected_prefill_s": 0.05})
+    scenario, arrived, prompt = Scenario(config), 0.0, 0.0
+    for t in range(60):
+        wave = 20 <= t < 35
+        arrived += 13.0 if wave else 10.0
+        prompt += 10 * 500 + (3 * 20_000 if wave else 0)
+        decision = scenario.tick(waiting=0, running=20, ready=2, completions_per_s=10, arrivals_total=arrived,
+                                 prompt_tokens_total=prompt, prompt_tokens_in_flight=0.0)
+    # the 15 s with the wave (975,000 tokens) over 0.7 x 20,000 tokens/s x (15 s + the 1.95 s budget)
+    assert decision.prefill_burst == pytest.approx(975_000 / (0.7 * 20_000 * (15 + config.budget_s)), rel=0.02)
+    assert decision.need == pytest.approx(decision.prefill_burst) and decision.need > 4, decision.notes
+    assert decision.burst_window_s == 15.0
+    assert any("prompt tokens" in note for note in decision.notes)
+    # without the counter (a source that lacks it) the same traffic keeps no such headroom
+    blind, arrived = Scenario(config), 0.0
+    for t in range(60):
+        arrived += 13.0 if 20 <= t < 35 else 10.0
+        decision = blind.tick(waiting=0, running=20, ready=2, completions_per_s=10, arrivals_total=arrived)
+    assert decision.prefill_burst == 0.0 and decision.need == pytest.approx(10 / (5 * 0.8))  # the sustained rate's
+
+
+def test_prompt_tokens_read_a_step_apart_never_count_as_arrivals_going_back():
+    # a request of 8,000 tokens counted in flight, then read prefilled and still in flight, then
+    # only prefilled: the sum drops by 8,000; arrivals do not go back (the next 8,000 tokens fill
+    # the gap), and the history is not started over as after a counter reset
+    config = PolicyConfig(**{**BASE.__dict__, "prefill_tps": 20_000})
+    scenario = Scenario(config)
+    readings = [(0.0, 0.0)] * 6 + [(0.0, 8_000.0), (8_000.0, 8_000.0), (8_000.0, 0.0), (16_000.0, 0.0), (24_000.0, 0.0)]
+    for prefilled, in_flight in readings:
+        scenario.tick(waiting=0, running=1, ready=1, completions_per_s=1, prompt_tokens_total=prefilled,
+                      prompt_tokens_in_flight=in_flight)
+    history = scenario.state.prompt_bursts
+    assert [arrived for _, arrived in history.marks[-5:]] == [8_000.0, 16_000.0, 16_000.0, 16_000.0, 24_000.0]
+    assert history.peak(5.0) == 24_000.0 and history.marks[0][0] == 1.0
+
+
 def test_a_clump_still_in_prefill_does_not_read_as_a_slow_batch():
     # 20 decoding make 1,000 tokens/s (20 ms a token); 180 more just arrived and are in prefill
     # (360,000 prompt tokens in flight, 2,000 a typical prompt): no tokens from them yet.

@@ -42,6 +42,17 @@ def test_every_arrival_is_completed_refused_or_in_flight(policy):
             assert r.refusals == r.attempts == SHORT.clients.max_retries + 1
 
 
+def test_the_prompt_token_counter_counts_every_first_token_retired_replicas_included():
+    w = short_burst()
+    policy = make("slo-scaler", context(w, SHORT))
+    record = Simulation(w, policy, SHORT).run()
+    last = policy.window.latest  # the scaler's last scrape, in the tail after every request finished
+    assert all(r.finished is not None and r.finished <= last.time for r in record.requests)
+    prefilled = sum(r.arrival.prompt_tokens for r in record.requests)
+    assert last.prompt_tokens_total == prefilled  # vllm:prompt_tokens_total over the fleet's life
+    assert any(to < frm for _, frm, to in record.scale_events), "a replica retired during the run"
+
+
 def test_a_cut_off_run_keeps_requests_in_flight_and_counts_them():
     w = short_burst()
     setup = Setup(cold_start=ColdStart(median_s=10.0), tail_s=0.0)

@@ -8,6 +8,7 @@ import datetime
 import gc
 import json
 import math
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,6 +35,7 @@ def test_real_captures_of_both_vllm_engines_parse():
     assert set(v1) == {CAPTURE_MODEL}
     sample = v1[CAPTURE_MODEL]
     assert (sample.waiting, sample.running, sample.completed) == (0.0, 0.0, 10.0)  # 10 requests, finished "length"
+    assert sample.prompt == 530.0  # vllm:prompt_tokens_total, the prefill headroom's counter
     v0 = parse_page((FIXTURES / "metrics_sample_0.4.3.txt").read_text())
     assert v0["facebook/opt-125m"].completed == 1.0
 
@@ -49,9 +51,11 @@ def test_engines_of_a_data_parallel_replica_are_summed():
     page = vllm_page(waiting=2, running=3, completed=5)
     second = "\n".join(line.replace('engine="0"', 'engine="1"') for line in page.splitlines()
                        if line.startswith(("vllm:num_requests_waiting{", "vllm:num_requests_running{",
-                                           "vllm:request_success_total{", "vllm:generation_tokens_total{")))
+                                           "vllm:request_success_total{", "vllm:generation_tokens_total{",
+                                           "vllm:prompt_tokens_total{")))
     sample = parse_page(page + second + "\n")[CAPTURE_MODEL]
-    assert (sample.waiting, sample.running, sample.completed, sample.generated) == (4, 6, 10, 2 * 584)
+    assert (sample.waiting, sample.running, sample.completed, sample.generated, sample.prompt) == (4, 6, 10, 2 * 584,
+                                                                                                   2 * 530)
 
 
 def test_the_tpot_histogram_counts_requests_over_the_slo_never_fewer():
@@ -165,6 +169,29 @@ def test_scrape_follows_the_tpot_histogram_as_counters():
         a.close()
     assert tpot_over(first.tpot_buckets, 0.1) == (0.0, 0.0)  # first sight is a baseline
     assert tpot_over(second.tpot_buckets, 0.1) == (2.0, 20.0)
+
+
+def test_scrape_follows_prompt_tokens_as_a_counter_across_a_restart():
+    def page_with(prompt: float) -> str:
+        text, count = re.subn(r"^(vllm:prompt_tokens_total\{[^}]*\}) \S+$", rf"\g<1> {prompt}", vllm_page(), flags=re.M)
+        assert count == 1
+        return text
+
+    page = PageServer(page_with(530))
+    source = ScrapeSource()
+
+    async def rounds():
+        seen = []
+        for prompt in (530, 4_530, 1_000):  # the replica restarts before the third round
+            page.text = page_with(prompt)
+            seen.append((await source.observe([scrape_query(page.url)], time.time()))[CAPTURE_MODEL].prompt_tokens_total)
+        await source.close()
+        return seen
+
+    try:
+        assert asyncio.run(rounds()) == [0, 4_000, 5_000]
+    finally:
+        page.close()
 
 
 def test_scrape_with_no_target_answering_is_an_error_not_zero():

@@ -51,6 +51,7 @@ def test_one_round_answers_every_model_from_validated_names(prometheus_server, p
     assert isinstance(mine, Observation)
     assert (mine.waiting, mine.running, mine.ready_replicas) == (7, 4, 2)  # the decoy's 50 stayed out
     assert mine.completed_total == 0  # first sight of each replica's counter is a baseline
+    assert mine.prompt_tokens_total == 0  # vllm:prompt_tokens_total, read per replica the same way
     assert before - 3 < mine.time <= before + 0.5  # the scrape's own timestamp, not the query's
     absent = result["absent-model"]
     # No series is no evidence (the path to the pods may be gone): never zero replicas.

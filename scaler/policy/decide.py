@@ -66,6 +66,7 @@ class ModelState:
     pending_since: tuple[float, ...] = ()  # when each replica not yet ready was asked for, oldest first
     last_ready: int = 0
     bursts: headroom.BurstHistory = headroom.BurstHistory()
+    prompt_bursts: headroom.BurstHistory = headroom.BurstHistory()  # the same history in prompt tokens
     # (times, replicas needed) over the release hold, needs decreasing: two arrays of numbers, 16 bytes
     # an entry (a steadily decaying need keeps every round's: 180 at L = 60 s); replaced, never changed.
     needs: tuple[array, array] = (array("d"), array("d"))
@@ -100,6 +101,7 @@ class Decision:
     need: float = 0.0  # replicas the SLO needs now: sustained rate or the largest recent burst, whichever is more
     deferred: float = 0.0  # replicas the demand holds back: recent excursions like this one ended before they could land
     burst_window_s: float = 0.0  # the window the burst that sets the headroom was seen over (0: none)
+    prefill_burst: float = 0.0  # replicas whose prefill clears the largest recent burst of prompt tokens
     slots: float | None = None  # S: requests one replica's batch holds within the SLO (None: not known)
     drain_rps: float = 0.0  # r0: how fast the queue drains (admission projects it between decisions)
     tpot_slow_share: float | None = None  # recently finished requests over the TPOT SLO (None: not counted)
@@ -130,11 +132,15 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
 
     snap = window.latest
     bursts = headroom.observe(state.bursts, now, snap.arrivals_total, est.arrival_rps, est.scale_up_s)
+    prompt_bursts = _observe_prompt_tokens(state.prompt_bursts, snap, now, est.scale_up_s)
     stay = est.running / est.completion_rps if est.completion_rps > 0 else config.rate_window_s
     slow = slow_tokens.observe(state.slow, now, snap.tpot_slow_total, snap.tpot_finished_total, est.ready,
                                overloaded=state.state is not State.GREEN, stay_s=stay)
     slow_need = slow_tokens.replicas(slow, est.arrival_rps)
-    need, seen, burst_window = _need(config, est, bursts, slow_need)
+    need, seen, burst_window, prefill_burst = _need(config, est, bursts, prompt_bursts, slow_need)
+    if prefill_burst and prefill_burst >= need:
+        notes.append(f"the largest recent burst of prompt tokens (over {burst_window:.0f}s) needs "
+                     f"{prefill_burst:.2f} replicas' prefill")
     if slow_need and slow_need >= need:
         notes.append(f"{slow.share:.1%} of recently finished requests missed the TPOT SLO (target "
                      f"{slow_tokens.TARGET_SHARE:.1%}): {slow_need:.2f} replicas")
@@ -175,7 +181,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         completion_rps=est.completion_rps, arrival_rps=est.arrival_rps, capacity_rps=est.capacity_rps,
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
         ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need, deferred=deferred,
-        burst_window_s=burst_window, demand=demand, pressure=pressure, admission_rps=admission,
+        burst_window_s=burst_window, prefill_burst=prefill_burst, demand=demand, pressure=pressure, admission_rps=admission,
         slots=est.slots, drain_rps=est.drain_rps, tpot_slow_share=slow.share if slow.totals is not None else None,
         retry_after_s=retry, state_changed=changed, previous_state=state.state if changed else None,
         notes=tuple(notes),
@@ -188,6 +194,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         pending_since=tuple(pending),
         last_ready=est.ready,
         bursts=bursts,
+        prompt_bursts=prompt_bursts,
         needs=needs,
         excursions=excursions,
         slow=slow,
@@ -224,14 +231,16 @@ def _peak_wait(est: Estimate, prediction: Prediction) -> float:
                      est.scale_up_s, absorb=est.slots or 0.0, max_arrival_rps=MAX_FORECAST_GROWTH * lam)
 
 
-def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory,
-          slow_need: float) -> tuple[float, float, float]:
+def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory, prompt_bursts: headroom.BurstHistory,
+          slow_need: float) -> tuple[float, float, float, float]:
     """Replica-equivalents the SLO needs once capacity asked for now is ready: the sustained rate
     at the target utilisation (with the trend over the horizon and the queue spread over it), the
     replicas that keep the time per output token within its SLO (measured, or read from how full
-    the batches are, or from the share of requests that missed it: `slow_need`), or the largest recent burst the ready batches must absorb, whichever is
-    more. Returns (need, seen, burst window): `seen` is the same need without the trend's
-    forecast, what the traffic already seen needs."""
+    the batches are, or from the share of requests that missed it: `slow_need`), or the largest
+    recent burst the ready replicas must absorb (in requests, or in prompt tokens their prefill
+    must clear), whichever is more. Returns (need, seen, burst window, prefill burst): `seen` is
+    the same need without the trend's forecast, what the traffic already seen needs; the last is
+    the prompt-token burst's replicas."""
     lam, capacity, budget = est.arrival_rps, est.capacity_rps, config.budget_s
     if capacity is None:
         # Without a capacity we cannot convert rates into replicas: grow with the queue only.
@@ -240,7 +249,7 @@ def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory,
             need = 1.0 if waiting + running > 0 or lam > 0 else 0.0
         else:
             need = ready * (running + waiting) / running if waiting > 0 and running > 0 else float(ready)
-        return need, need, 0.0
+        return need, need, 0.0, 0.0
     trend = max(0.0, est.arrival_trend_rps2)
     forecast = min(lam + trend * est.scale_up_s, MAX_FORECAST_GROWTH * lam) if lam > 0 else 0.0
     backlog_rps = est.waiting / max(config.backlog_drain_ratio * budget, est.scale_up_s)
@@ -248,11 +257,29 @@ def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory,
     sustained = (forecast + backlog_rps) / per_replica
     burst, window = headroom.burst_replicas(bursts, running=est.running, capacity_rps=capacity, slots=est.slots,
                                             slot_share=TPOT_TARGET_SHARE, target_utilization=config.target_utilization)
+    # A burst's prompt tokens may take the same share of the prefill's throughput as its requests
+    # take of the slots.
+    prefill, prefill_window = headroom.prefill_replicas(prompt_bursts, in_flight=est.prompt_tokens_in_flight or 0.0,
+                                                        prefill_tps=config.prefill_tps, budget_s=config.budget_s,
+                                                        share=TPOT_TARGET_SHARE)
+    if prefill > burst:
+        burst, window = prefill, prefill_window
     decode = max(_tpot_replicas(config, est), _batch_replicas(config, est), slow_need)
     seen = max((lam + backlog_rps) / per_replica, burst, decode)
     if burst > max(sustained, decode):
-        return burst, seen, window
-    return max(sustained, decode), seen, 0.0
+        return burst, seen, window, prefill
+    return max(sustained, decode), seen, 0.0, prefill
+
+
+def _observe_prompt_tokens(history: headroom.BurstHistory, snap, now: float, scale_up_s: float) -> headroom.BurstHistory:
+    """The burst history in prompt tokens: those prefilled (vllm:prompt_tokens_total) plus those in
+    flight when the source counts them (without them, a burst beyond what the fleet prefills waits,
+    and the backlog term sees it). Arrivals never go back: the two are read a step apart, and a
+    request counted in flight and prefilled at once reads as a drop a moment later."""
+    if snap.prompt_tokens_total is None:
+        return history
+    arrived = max(snap.prompt_tokens_total + (snap.prompt_tokens_in_flight or 0.0), history.arrived)
+    return headroom.observe(history, now, arrived, 0.0, scale_up_s)
 
 
 def _tpot_replicas(config: PolicyConfig, est: Estimate) -> float:

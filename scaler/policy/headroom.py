@@ -11,7 +11,15 @@ requests already running) covers it:
 with `share` the part of the safe concurrency S a burst may fill (the caller's: the share of S
 the batches are kept at, TPOT_TARGET_SHARE in decide).
 
-A_w is the largest count of arrivals seen in any w seconds, forgotten with a half-life
+Requests are not all the same work: a burst of long prompts (documents sent in a batch) fills the
+prefill, not the slots, and its count looks like any other. So the same history is kept in prompt
+tokens, and N replicas hold a burst of T_w prompt tokens over w seconds while their prefill, at the
+same share of its throughput V_P, clears it and the P tokens already in flight before the burst's
+last request has waited out the TTFT budget B:
+
+    N >= (T_w + P) / (share x V_P x (w + B))
+
+A_w (T_w) is the largest count of arrivals (prompt tokens) seen in any w seconds, forgotten with a half-life
 (HISTORY_HALF_LIFE_S), so a model learns its own burstiness online and lets go of one it no
 longer shows. Pure functions of numbers and a small frozen state.
 """
@@ -99,6 +107,23 @@ def burst_replicas(history: BurstHistory, *, running: float, capacity_rps: float
             need = (count + running) / (capacity_rps * w + slot_share * slots)
         else:
             need = count / (capacity_rps * target_utilization * w)
+        if need > best:
+            best, where = need, w
+    return (best if math.isfinite(best) else 0.0), where
+
+
+def prefill_replicas(history: BurstHistory, *, in_flight: float, prefill_tps: float | None, budget_s: float,
+                     share: float) -> tuple[float, float]:
+    """Replica-equivalents whose prefill, at `share` of its throughput, clears the largest recent
+    burst of prompt tokens (a history kept in tokens) and the tokens in flight within the burst's
+    window plus the TTFT budget, and the window it was seen over."""
+    if not prefill_tps:
+        return 0.0, 0.0
+    best, where = 0.0, 0.0
+    for w, tokens in history.peaks:
+        if tokens <= 0:
+            continue
+        need = (tokens + in_flight) / (share * prefill_tps * (w + budget_s))
         if need > best:
             best, where = need, w
     return (best if math.isfinite(best) else 0.0), where

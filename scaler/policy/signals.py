@@ -43,6 +43,9 @@ class Snapshot:
     # counters); None when the source lacks the histogram or no TPOT SLO is set.
     tpot_slow_total: float | None = None
     tpot_finished_total: float | None = None
+    # vllm:prompt_tokens_total summed over replicas (a counter: prompt tokens prefilled, counted at
+    # each request's first token); None when the source lacks it.
+    prompt_tokens_total: float | None = None
 
     def __post_init__(self):
         for name in ("time", "waiting", "running"):

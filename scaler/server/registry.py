@@ -179,6 +179,7 @@ class ModelEntry:
                                   ready_replicas=min(observation.ready_replicas, MAX_REPLICAS),
                                   completed_total=observation.completed_total,
                                   generation_tokens_total=observation.generation_tokens_total,
+                                  prompt_tokens_total=observation.prompt_tokens_total,
                                   tpot_slow_total=slow, tpot_finished_total=finished,
                                   arrivals_total=arrivals, starting_ages=starting_ages))
         self.observation = observation

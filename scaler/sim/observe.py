@@ -55,6 +55,7 @@ class FleetView:
     # vllm:request_time_per_output_token_seconds over the fleet's life: finished requests per
     # bucket of scaler.sources.vllm.TOKEN_LATENCY_BUCKETS (the last one is +Inf), not cumulative.
     tpot_buckets: tuple[int, ...] = ()
+    prompt_total: int = 0  # vllm:prompt_tokens_total over the fleet's life (retired pods included)
 
     @property
     def tpot_histogram(self) -> tuple[tuple[float, float], ...]:

@@ -110,6 +110,7 @@ class Simulation:
         self._offered_total = 0
         self._lifetimes = 0.0
         self._retired_generation = 0
+        self._retired_prompt = 0
         # vllm:request_time_per_output_token_seconds over the fleet's life: finished requests per
         # bucket (not cumulative; FleetView sums them as Prometheus's le buckets).
         self._tpot_buckets = [0] * (len(TOKEN_LATENCY_BUCKETS) + 1)
@@ -176,6 +177,7 @@ class Simulation:
     def _retire(self, member: Member, now: float) -> None:
         self._lifetimes += now - member.created_at
         self._retired_generation += member.replica.counters.generation_tokens
+        self._retired_prompt += member.replica.counters.prompt_tokens
         self.record.lifetimes.append((member.created_at, now))
 
     def _on_tick(self, now: float, horizon: float) -> bool:
@@ -353,7 +355,7 @@ class Simulation:
 
     def _view(self, now: float) -> FleetView:
         members = []
-        generation = self._retired_generation
+        generation, prompt = self._retired_generation, self._retired_prompt
         for member in self.fleet.members:
             stats = self._stats[member]
             self._materialize(member, stats, now)
@@ -362,8 +364,9 @@ class Simulation:
                                       replica.num_running, replica.num_waiting, replica.kv_usage, stats.busy_s,
                                       stats.prefill_tokens, stats.completed))
             generation += replica.counters.generation_tokens
+            prompt += replica.counters.prompt_tokens
         return FleetView(now, tuple(members), self.fleet.desired, self._completed_total, self._admitted_total,
-                         self._offered_total, len(self._held), generation, tuple(self._tpot_buckets))
+                         self._offered_total, len(self._held), generation, tuple(self._tpot_buckets), prompt)
 
 
 def simulate(workload: Workload, policy: Policy, setup: Setup) -> RunRecord:

@@ -42,6 +42,8 @@ class Observation:
     # vllm:request_time_per_output_token_seconds: (le, count) cumulative, +Inf last, each count
     # monotonic the same way; () when no replica reports the histogram.
     tpot_buckets: tuple[tuple[float, float], ...] = ()
+    # vllm:prompt_tokens_total, monotonic the same way; None when no replica reports it.
+    prompt_tokens_total: float | None = None
     note: str = ""  # why a value is what it is, when that is not obvious (e.g. no ready pod)
 
 

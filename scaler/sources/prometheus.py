@@ -28,10 +28,10 @@ from requests import RequestException
 
 from scaler.sources.base import MAX_RESPONSE_BYTES, ModelQuery, NoSeries, Observation, SourceError
 from scaler.sources.counters import MonotonicCounters, monotonic_buckets
-from scaler.sources.vllm import COMPLETED, GENERATED, RUNNING, TPOT_BUCKET, WAITING, bucket_bound
+from scaler.sources.vllm import COMPLETED, GENERATED, PROMPT, RUNNING, TPOT_BUCKET, WAITING, bucket_bound
 
 READ_CHUNK = 16384  # bytes read at a time (a gzip answer inflates at most ~1000x per chunk)
-PER_REPLICA = ("completed", "generated")  # counters queried per replica (instance), so a restart is a reset
+PER_REPLICA = ("completed", "generated", "prompt")  # counters queried per replica (instance), so a restart is a reset
 
 
 def _matcher(label: str, values: Sequence[str]) -> str:
@@ -47,7 +47,7 @@ def model_selector(models: Sequence[str], namespace: str | None = None) -> str:
 
 
 def build_queries(models: Sequence[str], namespace: str | None = None) -> dict[str, str]:
-    """The round: seven instant queries, each one answer for every model."""
+    """The round: eight instant queries, each one answer for every model."""
     m = model_selector(models, namespace)
     return {
         "waiting": f"sum by (model_name) ({WAITING}{{{m}}})",
@@ -58,6 +58,7 @@ def build_queries(models: Sequence[str], namespace: str | None = None) -> dict[s
         # Per replica, so a restart is seen as that replica's counter reset (counters.py).
         "completed": f"sum by (model_name, instance) ({COMPLETED}{{{m}}})",
         "generated": f"sum by (model_name, instance) ({GENERATED}{{{m}}})",
+        "prompt": f"sum by (model_name, instance) ({PROMPT}{{{m}}})",
         # Per replica and bucket bound: each bound is a counter of its own.
         "tpot": f"sum by (model_name, instance, le) ({TPOT_BUCKET}{{{m}}})",
         "scraped_at": f"max by (model_name) (timestamp({WAITING}{{{m}}}))",
@@ -183,6 +184,7 @@ class PrometheusSource:
             ready_replicas=int(min(ready, 1e9)) if math.isfinite(ready) and ready > 0 else 0,
             completed_total=totals["completed"],
             generation_tokens_total=totals["generated"],
+            prompt_tokens_total=totals["prompt"],
             tpot_buckets=monotonic_buckets(self._tpot, (namespace, model), buckets, now),
         )
 

@@ -44,6 +44,7 @@ class ScrapeSource:
         self._discovery = discovery
         self._completed = MonotonicCounters()
         self._generated = MonotonicCounters()
+        self._prompt = MonotonicCounters()
         self._tpot = MonotonicCounters()  # one total per (model, bucket bound)
         self._session: aiohttp.ClientSession | None = None
         self._limit = asyncio.Semaphore(MAX_CONCURRENT_FETCHES)
@@ -64,6 +65,7 @@ class ScrapeSource:
                 self._observation(model, model_targets, pages, now, namespaces[model])
         self._completed.prune(now)
         self._generated.prune(now)
+        self._prompt.prune(now)
         self._tpot.prune(now)
         return out
 
@@ -95,6 +97,7 @@ class ScrapeSource:
             return kind(f"none of {len(targets)} target(s) answered for {model!r}; first: {errors[0]}")
         completed = {url: s.completed for url, s in answered.items() if s.completed is not None}
         generated = {url: s.generated for url, s in answered.items() if s.generated is not None}
+        prompt = {url: s.prompt for url, s in answered.items() if s.prompt is not None}
         key = (namespace, model)  # keyed by namespace too: the same served name elsewhere is another model
         return Observation(
             time=now,
@@ -104,6 +107,7 @@ class ScrapeSource:
             # No replica with the counter is unknown (None), unless no replica is up at all.
             completed_total=self._completed.update(key, completed, now) if completed or not answered else None,
             generation_tokens_total=self._generated.update(key, generated, now) if generated or not answered else None,
+            prompt_tokens_total=self._prompt.update(key, prompt, now) if prompt or not answered else None,
             tpot_buckets=monotonic_buckets(self._tpot, key, {url: s.tpot_buckets for url, s in answered.items()}, now),
             note="no ready pod" if not targets else
                  (f"{len(errors)} target(s) did not answer; first: {errors[0]}" if errors else ""),

@@ -13,6 +13,9 @@ COMPLETED = "vllm:request_success_total"
 # Output tokens made (a counter, in the v0 and v1 engines alike): its rate gives the batch's time
 # per output token, the policy's TPOT term.
 GENERATED = "vllm:generation_tokens_total"
+# Prompt tokens prefilled (a counter, counted at each request's first token): its bursts are the
+# policy's prefill headroom.
+PROMPT = "vllm:prompt_tokens_total"
 # Each finished request's mean time per output token (vLLM V1, observed at the finish; 0 for a
 # single token): its buckets say how many missed the TPOT SLO, the policy's slow-token term.
 TPOT = "vllm:request_time_per_output_token_seconds"
@@ -21,7 +24,7 @@ TPOT_BUCKET = f"{TPOT}_bucket"
 # per-request mean, vllm:request_time_per_output_token_seconds), as in a real 0.29.0 scrape.
 TOKEN_LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
                          20.0, 40.0, 80.0)
-_WANTED = (WAITING, RUNNING, COMPLETED, GENERATED, TPOT_BUCKET)
+_WANTED = (WAITING, RUNNING, COMPLETED, GENERATED, PROMPT, TPOT_BUCKET)
 _PREFIXES = tuple(f"{name}{sep}" for name in _WANTED for sep in ("{", " "))
 
 
@@ -34,6 +37,7 @@ class ModelSample:
     completed: float | None  # request_success_total over finished reasons; None if absent or NaN
     generated: float | None = None  # generation_tokens_total; None if absent or NaN
     tpot_buckets: tuple[tuple[float, float], ...] = ()  # (le, cumulative count), le ascending, +Inf last; () if absent
+    prompt: float | None = None  # prompt_tokens_total; None if absent or NaN
 
 
 def parse_page(text: str) -> dict[str, ModelSample]:
@@ -68,7 +72,8 @@ def parse_page(text: str) -> dict[str, ModelSample]:
         if waiting is None or running is None or not (math.isfinite(waiting) and math.isfinite(running)):
             continue
         out[model] = ModelSample(max(0.0, waiting), max(0.0, running), _finite(values.get(COMPLETED)),
-                                 _finite(values.get(GENERATED)), _cumulative(buckets.get(model, {})))
+                                 _finite(values.get(GENERATED)), _cumulative(buckets.get(model, {})),
+                                 _finite(values.get(PROMPT)))
     return out
 
 

@@ -2,7 +2,7 @@
 
 Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobject.yaml.j2).
 - signals: a direct scrape of the replicas every second (waiting, running, ready, completions,
-  in-flight prompt tokens as llm-d's EPP counts them) plus the rate-limit service's exact count of offered requests and the starting pods' ages;
+  output and prompt token counters, in-flight prompt tokens as llm-d's EPP counts them) plus the rate-limit service's exact count of offered requests and the starting pods' ages;
 - decision: scaler.policy.decide with ttftSloSeconds from the bench, expectedPrefillSeconds =
   idle TTFT of the workload's median prompt, scaleUpLatencySeconds = the cold-start median,
   perReplicaCapacity = the calibrated saturated throughput, maxConcurrency = the calibrated
@@ -120,7 +120,8 @@ class SloScaler(Policy):
                                       arrivals_total=float(view.offered_total), starting_ages=view.starting_ages(),
                                       prompt_tokens_in_flight=float(sum(m.prefill_tokens for m in view.scraped)),
                                       generation_tokens_total=float(view.generation_total),
-                                      tpot_slow_total=slow, tpot_finished_total=finished))
+                                      tpot_slow_total=slow, tpot_finished_total=finished,
+                                      prompt_tokens_total=float(view.prompt_total)))
             self.decision, self.model_state = decide(MODEL, self.config, self.window, self.model_state, now)
             self.state_seconds[self.decision.state.value] += SCRAPE_INTERVAL_S
             self.transitions += int(self.decision.state_changed)
