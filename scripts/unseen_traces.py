@@ -358,9 +358,85 @@ CircuitBreakerConfig.java in its source. Nothing here is cited from memory.
   once and returns 30% of the lost requests in one 20 s wave, this drops at once, several times, to 30%,
   and returns the whole backlog at the caller's pace.
 
+Set 9 (`--set 9`): three more shapes, 20 minutes each, chosen from published descriptions of traffic without
+running any policy on them or reading any policy's result on sets 1-8 (beyond the remarks in this docstring).
+"Ours" and "SOURCES.md" mark the same as in set 4. Read this session, through a search of stored copies: the
+pages cited below, in excerpts, abstracts or summaries as said, and, for a shape not taken (a retry storm),
+the retry code of openai-python and tenacity and the OpenAI cookbook's rate-limit notebook. Nothing here is
+cited from memory.
+
+- `lunch-dip.csv` (~10.6 requests/s expected; 10.4-10.8 on seeds 0-15): the middle of a working day for a
+  deployment used by one workforce in one time zone (an internal assistant), 10:00 to 16:00 at 200 s per hour.
+  Business telephone traffic climbs from 9am "up to about midday", falls while people "have a spot of lunch"
+  and returns when "they come back at 2pm" (Duffy, "Time of Day traffic and the Patterns of Life", trefor.net
+  2014, read in an excerpt); a telephone-engineering text has US business traffic peak "several hours before
+  and several hours after the noon lunch period"
+  (fishercom.xyz/voice-channels/variations-in-traffic-flow.html, read in an excerpt). The dip is the
+  workforce's own: a bank's customer call centre stays high "through typical lunch times" (an analysis of the
+  1999 call-centre data in R's Rfssa package, rpubs-static, read in an excerpt), and provider-wide LLM API
+  load "plateaued through lunch" (tianpan.co, as for day-end), many firms' and time zones' lunches overlapping
+  there. Call arrivals follow an inhomogeneous Poisson process (Brown, Zhao, Shen and Mandelbaum, "Multifactor
+  Poisson and Gamma-Poisson models for call center arrival times", 2004 draft, read in its abstract). Here:
+  Poisson at 12 requests/s with everyone at their desks, less the 75% of users who leave for lunch (the rest
+  eat at their desks), each leaving at a normal time (mean a seeded 12:00-12:40, sd 25 minutes) for 55 minutes
+  (all ours). At the bottom 73% of those who leave are away, so the rate falls to ~45% (the lowest minute at
+  0.41-0.49 of the first 4 minutes' rate on seeds 0-15), over ~4 minutes each way (no change between
+  consecutive minutes beyond 0.24 of that rate), 5-6 minutes below 80%, and returns to the morning's level
+  (the last 3 minutes at 0.95-1.02 of the first 4). The dip removes 0.75 x 55 minutes of work at the desk rate,
+  ~2.3 trace minutes of it (2.0-2.7 on seeds 0-15). Lengths: the conversation trace's, as in steady-cox.
+  Where day-end falls to a lull and recovers to a lower evening level with other users, and outage-retry
+  declines over minutes and returns at once with a retry wave, this falls and returns smoothly, to the same
+  level, with the same users. The timestamps still start at 09:00:00.
+- `thinking-upgrade.csv` (9 requests/s, level): the work per request jumps at a time nothing announces while
+  the request rate stays level, when one client moves to a model that thinks by default. Gemini's 2.5 models
+  have thinking "enabled by default" (ai.google.dev/gemini-api/docs/thinking, as quoted in the description of
+  github.com/omer-faruq/assistant.koplugin pull request 23, which reports several seconds of extra latency),
+  with an automatic budget "up to 8,192 tokens" for 2.5 Flash (Vertex AI's thinking page, as quoted in
+  juspay/neurolink pull request 1707), the thinking billed as output tokens (BasedHardware/omi pull request
+  7594, which turns it off again for its mechanical calls). A developer made to migrate when Gemini 2.0 was
+  retired found after the switch that "requests took much longer to finish" and "token usage exploded"
+  (dev.to/gdg, "Gemini Thinking: How 'Brainy' Models Unexpectedly Blew My Budget", read in an excerpt); on a
+  batch of 10,000 broadcasts Gemini 2.5 Flash spent 125M thinking tokens against 116M output tokens
+  (the GDELT Project's blog, "gemini-at-scale-understanding-tokens-in-the-real-world", read in an excerpt).
+  Here: Poisson at 9 requests/s with the conversation trace's lengths throughout; half the requests come from
+  one client whose rolling deploy, from a seeded time in minutes 6-12, moves its instances to the new model
+  over 60 s (all ours); from then its outputs carry, besides the answer, thinking tokens lognormal of median
+  700 and sigma 0.8 (ours: mean ~960, ~4.5x the conversation trace's mean output, where GDELT's long answers
+  drew about one thinking token per output token), within the 8,192 budget and the script's 4,096-token output
+  cap. On seeds 0-15 the last 5 minutes hold 0.96-1.06x the first 5's requests and 0.96-1.06x their prompt
+  tokens but 2.9-3.5x their output tokens; outputs above 1,000 tokens go from ~2% of the requests to 21-25%;
+  the output tokens per 30 s cross halfway once, within 14 s of the deploy's midpoint, at most 13% of the way
+  up until the half-minute before the crossing and at least 66% from the half-minute after it. Where
+  tenant-shift moves one client's share up and back over 18 minutes, this changes one client's requests within
+  a minute and for good.
+- `research-fanout.csv` (~10.4 requests/s expected; 9.8-11.1 on seeds 0-15): research queries served by a
+  multi-agent system, next to chat. Anthropic's Research feature runs a lead agent that plans, starts several
+  subagents at once (each with its own context, searching in parallel and using several tools at a time), then
+  synthesises their findings and hands the report to a citation agent; its prompts scale the effort: one
+  subagent with 3-10 tool calls for fact-finding, 2-4 subagents with 10-15 calls each for comparisons, more
+  than 10 for complex research; the system uses ~15x the tokens of a chat ("How we built our multi-agent
+  research system", anthropic.com/engineering, 2025, read in summaries at blog.bytebytego.com,
+  theaiengineer.substack.com, the-decoder.com, sartechlabs.com and ccm-design-engineer.netlify.app, not in the
+  original). Here: chat Poisson at 6 requests/s with the conversation trace's lengths; research queries open
+  as a Poisson process at 0.25/s from 15 minutes before the trace, 50% fact-finding, 35% comparisons and 15%
+  complex with 10-16 subagents, counts uniform in the ranges (the rate, the shares and the 16 ours). The
+  lead's planning call (prompt lognormal of median 3,000 tokens, output 600); a lognormal ~20 s later (sigma
+  0.4) all its subagents start within 50 ms; each makes one call a turn and three tool calls a turn (ours), so
+  1-5 turns, ~12 s apart (lognormal, sigma 0.5); a subagent's prompt is its brief (median 2,000) grown by each
+  turn's output (median 250) and three tool results (median 400, sigma 0.8 each), and its last turn returns
+  its findings (median 700); ~5 s after the slowest subagent the lead's synthesis (its prompt and plan plus
+  the findings; a report of median 1,500), and ~30 s later the citation pass (the report and its sources,
+  median 4,000, in; the report with citations out); all ours. That is 17.7 calls a query on average (5.5, 16.5
+  and 61.5 by level) and ~106,000 tokens, ~78 conversation-trace requests' worth: the summaries' 15x is
+  against a chat session, which they do not size. On seeds 0-15: 39-60 fan-outs of 8 or more requests within
+  0.1 s (a Poisson trace at this rate: ~1), their prompts at a median of 1,890-2,050 tokens (the briefs'); the
+  minute after a fan-out holds 19-84 more requests than the minute before it, on average; count dispersion
+  1.6-1.9 at 1 s, 1.9-4.9 at 10 s, 5.3-17.5 at 60 s. Where agent-sessions chains one agent's calls one after
+  another, a query here fans out into simultaneous branches that join for the report.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -566,7 +642,7 @@ def gap_cv(times: list[float]) -> float:
 
 
 def write_traces(out: Path, seed: int, names: tuple[str, ...], trace) -> None:
-    """Sets 2 to 8: each named trace (`trace(name, seed)` gives its rows and duration) written, and its figures printed."""
+    """Sets 2 on: each named trace (`trace(name, seed)` gives its rows and duration) written, and its figures printed."""
     for name in names:
         rows, seconds, _ = trace(name, seed)
         write_lines(out / f"{name}.csv", [HEADER] + [f"{stamp(t)},{p},{o}" for t, p, o in rows])
@@ -1277,9 +1353,134 @@ def set8_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
     raise ValueError(f"trace: expected one of {', '.join(SET8)}, got {name!r}")
 
 
+# ---- set 9 ----------------------------------------------------------------------------------------
+
+LUNCH_WORK, LUNCH_AWAY, LUNCH_HOUR_S = 12.0, 0.75, 200.0  # req/s at desks; share who leave; trace seconds per hour
+LUNCH_SPREAD_MIN, LUNCH_LENGTH_MIN = 25.0, 55.0  # sd of the lunch break's start; its length (minutes of the day)
+
+
+def lunch_rate(start: float) -> Rate:
+    """LUNCH_WORK less the users away at lunch: LUNCH_AWAY of them leave at a normal time (mean `start`, sd
+    LUNCH_SPREAD_MIN) for LUNCH_LENGTH_MIN, on a clock of LUNCH_HOUR_S trace seconds per hour."""
+    spread, length = LUNCH_SPREAD_MIN / 60.0 * LUNCH_HOUR_S, LUNCH_LENGTH_MIN / 60.0 * LUNCH_HOUR_S
+
+    def gone(t: float) -> float:  # P(start <= t < start + length) for the normal start
+        return (math.erf((t - start) / (spread * math.sqrt(2.0))) -
+                math.erf((t - start - length) / (spread * math.sqrt(2.0)))) / 2.0
+    return lambda t: LUNCH_WORK * (1.0 - LUNCH_AWAY * gone(t))
+
+
+THINK_RATE, THINK_SHARE, THINK_ROLL_S = 9.0, 0.5, 60.0  # req/s; the migrating client's share; its rolling deploy
+THINK_TOKENS, THINK_BUDGET = (700.0, 0.8), 8192  # thinking tokens, lognormal (median, sigma); the default budget's cap
+
+
+def thinking_share(onset: float) -> Callable[[float], float]:
+    """The share of the migrating client's instances running the new model at t: a linear roll-out over
+    THINK_ROLL_S from `onset`."""
+    return lambda t: min(max((t - onset) / THINK_ROLL_S, 0.0), 1.0)
+
+
+def thinking_upgrade(rng: random.Random, seconds: float, onset: float) -> list[tuple[float, int, int]]:
+    """Poisson at THINK_RATE with the conversation trace's lengths; THINK_SHARE of the requests come from a client
+    that moves to a model thinking by default (from `onset`, as its deploy rolls out), whose outputs then carry
+    the thinking tokens too."""
+    share, rows = thinking_share(onset), []
+    for t in poisson_times(rng, THINK_RATE, 0.0, seconds):
+        prompt, output = conv_lengths(rng)
+        if rng.random() < THINK_SHARE and rng.random() < share(t):
+            thinking = min(rng.lognormvariate(math.log(THINK_TOKENS[0]), THINK_TOKENS[1]), THINK_BUDGET)
+            output = clamp(output + thinking, OUTPUT_MAX)
+        rows.append((t, prompt, output))
+    return rows
+
+
+FANOUT_CHAT, FANOUT_QUERIES, FANOUT_WARMUP_S = 6.0, 0.25, 900.0  # req/s; research queries/s; warm-up
+# Anthropic's effort scaling: (share of queries, subagents, tool calls per subagent), both ranges inclusive
+FANOUT_EFFORT = ((0.5, (1, 1), (3, 10)), (0.35, (2, 4), (10, 15)), (0.15, (10, 16), (10, 15)))
+FANOUT_TOOLS_PER_TURN, FANOUT_JITTER_S = 3, 0.05  # tools a subagent calls at once; the spread of a fan-out's starts
+FANOUT_PLAN_S, FANOUT_TURN_S = (20.0, 0.4), (12.0, 0.5)  # lognormal (median, sigma): planning, a subagent's turn
+FANOUT_SYNTH_S, FANOUT_CITE_S = (5.0, 0.5), (30.0, 0.3)  # to the synthesis after the last subagent; to the citations
+# Tokens, lognormal (median, sigma): the lead's prompt and plan; a subagent's brief, turn output, one tool result and
+# findings; the report, the sources the citation pass reads and the citations it adds
+FANOUT_LEAD, FANOUT_PLAN = (3000.0, 0.3), (600.0, 0.5)
+FANOUT_BRIEF, FANOUT_TURN, FANOUT_TOOL, FANOUT_FINDINGS = (2000.0, 0.3), (250.0, 0.7), (400.0, 0.8), (700.0, 0.5)
+FANOUT_REPORT, FANOUT_SOURCES, FANOUT_CITES = (1500.0, 0.4), (4000.0, 0.5), (150.0, 0.5)
+
+
+def lognormal_draw(rng: random.Random, median_sigma: tuple[float, float]) -> float:
+    return rng.lognormvariate(math.log(median_sigma[0]), median_sigma[1])
+
+
+def research_query(rng: random.Random, start: float) -> list[tuple[float, int, int]]:
+    """One research query: the lead agent's plan, its subagents started together, each a chain of turns whose
+    context grows by the turn's output and tool results (its last turn returns its findings), then the lead's
+    synthesis once the slowest subagent is done, then the citation pass."""
+    u, effort = rng.random(), FANOUT_EFFORT[-1]
+    for level in FANOUT_EFFORT:
+        if u < level[0]:
+            effort = level
+            break
+        u -= level[0]
+    _, (low, high), (calls_low, calls_high) = effort
+    lead, plan = lognormal_draw(rng, FANOUT_LEAD), lognormal_draw(rng, FANOUT_PLAN)
+    rows = [(start, clamp(lead, PROMPT_MAX), clamp(plan, OUTPUT_MAX))]
+    fanout, done, findings = start + lognormal_draw(rng, FANOUT_PLAN_S), [], 0.0
+    for _ in range(rng.randint(low, high)):
+        turns = math.ceil(rng.randint(calls_low, calls_high) / FANOUT_TOOLS_PER_TURN)
+        t, context = fanout + rng.uniform(0.0, FANOUT_JITTER_S), lognormal_draw(rng, FANOUT_BRIEF)
+        for k in range(turns):
+            if k:
+                t += lognormal_draw(rng, FANOUT_TURN_S)
+            output = lognormal_draw(rng, FANOUT_FINDINGS if k == turns - 1 else FANOUT_TURN)
+            rows.append((t, clamp(context, PROMPT_MAX), clamp(output, OUTPUT_MAX)))
+            context += output + sum(lognormal_draw(rng, FANOUT_TOOL) for _ in range(FANOUT_TOOLS_PER_TURN))
+        done.append(t)
+        findings += output
+    synthesis = max(done) + lognormal_draw(rng, FANOUT_SYNTH_S)
+    report = lognormal_draw(rng, FANOUT_REPORT)
+    rows.append((synthesis, clamp(lead + plan + findings, PROMPT_MAX), clamp(report, OUTPUT_MAX)))
+    citing = synthesis + lognormal_draw(rng, FANOUT_CITE_S)
+    rows.append((citing, clamp(report + lognormal_draw(rng, FANOUT_SOURCES), PROMPT_MAX),
+                 clamp(report + lognormal_draw(rng, FANOUT_CITES), OUTPUT_MAX)))
+    return rows
+
+
+def research_fanout(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Chat at FANOUT_CHAT plus research queries opened as a Poisson process from FANOUT_WARMUP_S before the trace
+    (so it opens mid-process); calls outside the trace are dropped. The rows, and the research calls per minute."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, FANOUT_CHAT, 0.0, seconds)]
+    research = [row for start in poisson_times(rng, FANOUT_QUERIES, -FANOUT_WARMUP_S, seconds)
+                for row in research_query(rng, start) if 0.0 <= row[0] < seconds]
+    per_minute = [0] * (int(seconds // 60.0) + 1)
+    for t, _, _ in research:
+        per_minute[int(t // 60.0)] += 1
+    return sorted(rows + research), per_minute
+
+
+SET9 = ("lunch-dip", "thinking-upgrade", "research-fanout")
+
+
+def set9_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; for research-fanout the
+    chat rate plus the realised research calls spread over each minute) of one set-9 trace, each from its own
+    random stream."""
+    rng = random.Random(f"unseen-set9/{name}/{seed}")
+    seconds = 1200.0
+    if name == "lunch-dip":
+        rate = lunch_rate(rng.uniform(2.0, 2.0 + 40.0 / 60.0) * LUNCH_HOUR_S)  # 12:00-12:40, the trace from 10:00
+        return [(t, *conv_lengths(rng)) for t in renewal(rng, rate, seconds, 1.0)], seconds, rate
+    if name == "thinking-upgrade":
+        onset = rng.uniform(360.0, 720.0)
+        return thinking_upgrade(rng, seconds, onset), seconds, lambda t: THINK_RATE
+    if name == "research-fanout":
+        rows, per_minute = research_fanout(rng, seconds)
+        return rows, seconds, lambda t: FANOUT_CHAT + per_minute[int(t // 60.0)] / 60.0
+    raise ValueError(f"trace: expected one of {', '.join(SET9)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
-        6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace)}
+        6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

@@ -1,8 +1,9 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 8 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 9 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import importlib.util
 import math
@@ -39,7 +40,9 @@ SET5_FILES = ("self-similar.csv", "outage-retry.csv", "model-merge.csv")
 SET6_FILES = ("steady-cox.csv", "hot-template.csv", "day-end.csv")
 SET7_FILES = ("region-failover.csv", "micro-batches.csv", "rag-qa.csv")
 SET8_FILES = ("contagion-bursts.csv", "monday-rise.csv", "breaker-dips.csv")
-SET_FILES = {3: SET3_FILES, 4: SET4_FILES, 5: SET5_FILES, 6: SET6_FILES, 7: SET7_FILES, 8: SET8_FILES}
+SET9_FILES = ("lunch-dip.csv", "thinking-upgrade.csv", "research-fanout.csv")
+SET_FILES = {3: SET3_FILES, 4: SET4_FILES, 5: SET5_FILES, 6: SET6_FILES, 7: SET7_FILES, 8: SET8_FILES,
+             9: SET9_FILES}
 
 
 def digests(directory: Path) -> dict[str, str]:
@@ -138,6 +141,16 @@ def set8_arrivals(set8) -> dict[str, list]:
     return read_set(set8, SET8_FILES)
 
 
+@pytest.fixture(scope="module")
+def set9(tmp_path_factory) -> Path:
+    return written_set(tmp_path_factory, 9)
+
+
+@pytest.fixture(scope="module")
+def set9_arrivals(set9) -> dict[str, list]:
+    return read_set(set9, SET9_FILES)
+
+
 def test_set1_is_the_default_and_unchanged_byte_for_byte(tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path)], capture_output=True, text=True,
                           timeout=60)
@@ -215,7 +228,7 @@ def test_set2_is_unchanged_byte_for_byte(set2):
     assert digests(set2) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9])
 def test_a_set_is_deterministic_per_seed(tmp_path, request, number):
     written, files = request.getfixturevalue(f"set{number}"), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -282,7 +295,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set3_arrivals):
 
 
 @pytest.mark.parametrize("number, low_rps, top_rps", [(4, 6.0, 12.0), (5, 6.0, 14.0), (6, 6.0, 14.0), (7, 6.0, 14.0),
-                                                    (8, 5.0, 16.0)])
+                                                    (8, 5.0, 16.0), (9, 7.0, 13.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(request, number, low_rps, top_rps):
     for name, arrivals in request.getfixturevalue(f"set{number}_arrivals").items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -300,16 +313,17 @@ def shifted(name: str, arrivals: list, trace=unseen.set4_trace) -> tuple[list[fl
 # Set, its traces, the generator of their expected rate and the integral's step.
 EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, unseen.set5_trace, 0.1),
                   6: (unseen.SET6, unseen.set6_trace, 0.1), 7: (unseen.SET7, unseen.set7_trace, 0.1),
-                  8: (unseen.SET8, unseen.set8_trace, 0.1)}
+                  8: (unseen.SET8, unseen.set8_trace, 0.1), 9: (unseen.SET9, unseen.set9_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9])
 def test_twenty_minute_sets_hold_their_expected_count(request, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
     steady-cox, of the realised batch sizes for micro-batches, of the realised intensity for contagion-bursts,
-    of the realised breaker states for breaker-dips) within 5%: 0.973-1.022 on seeds 0-15 for set 4,
-    0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7, 0.971-1.013 for set 8."""
+    of the realised breaker states for breaker-dips, of the realised research calls per minute for research-fanout)
+    within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for
+    set 7, 0.971-1.013 for set 8, 0.983-1.015 for set 9."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = request.getfixturevalue(f"set{number}_arrivals")
     for name in names:
@@ -755,8 +769,108 @@ def test_breaker_dips_fall_to_the_other_clients_then_rebound_with_the_backlog(se
     assert abs(statistics.median(a.max_tokens for a in arrivals) / 129.0 - 1.0) < 0.06
 
 
+def test_lunch_dip_falls_smoothly_to_under_half_and_returns_to_the_morning_level(set9_arrivals):
+    """12 req/s with everyone at their desks, less the 75% of users who leave for lunch at a normal time (mean a
+    seeded 12:00-12:40, sd 25 minutes) for 55 minutes, at 200 s per hour from 10:00. On seeds 0-15: the first 4
+    minutes at 11.8-12.4 req/s and the last 3 at 0.95-1.02x that; the lowest minute at 0.41-0.49 of it (0.45
+    expected), 5-6 minutes below 80% of it, and no change between consecutive minutes beyond 0.24 of it (a step
+    to the bottom would be ~0.55); the requests lost to lunch 2.0-2.7 minutes' worth at the morning rate (0.75 x 55
+    minutes of the day: 2.29 trace minutes), centred -10..+30 s from where the generator's rate is lowest; 10 s
+    counts' squared deviation from the curve per expected request 0.78-1.29 (Poisson around it: 1). Lengths: the
+    conversation trace's medians."""
+    arrivals = set9_arrivals["lunch-dip.csv"]
+    times, seconds, rate = shifted("lunch-dip", arrivals, unseen.set9_trace)
+    morning = sum(1 for t in times if t < 240.0) / 240.0
+    assert abs(morning / unseen.LUNCH_WORK - 1.0) < 0.06, morning
+    assert 0.9 <= sum(1 for t in times if t >= 1020.0) / 180.0 / morning <= 1.1
+    per_min = [n / (60.0 * morning) for n in counts(times, 60.0, seconds)]
+    assert 0.33 <= min(per_min) <= 0.58, per_min
+    assert 4 <= sum(level < 0.8 for level in per_min) <= 7, per_min
+    assert max(abs(b - a) for a, b in zip(per_min, per_min[1:])) <= 0.32, per_min  # falls and returns gradually
+    lost = [1.0 - level for level in per_min]
+    assert 1.6 <= sum(lost) <= 3.2, sum(lost)
+    centre = sum(max(x, 0.0) * (60 * i + 30) for i, x in enumerate(lost)) / sum(max(x, 0.0) for x in lost)
+    lowest = min(range(int(seconds)), key=lambda s: rate(s + 0.5)) + 0.5
+    assert abs(centre - lowest) <= 60.0, (centre, lowest)
+    per_10s = counts(times, 10.0, seconds)
+    expected = [integral(rate, 10.0 * i, 10.0 * i + 10.0, 0.5) for i in range(len(per_10s))]
+    assert 0.65 <= sum((n - e) ** 2 / e for n, e in zip(per_10s, expected)) / len(per_10s) <= 1.45
+    assert abs(statistics.median(a.prompt_tokens for a in arrivals) / 1020.0 - 1.0) < 0.05
+    assert abs(statistics.median(a.max_tokens for a in arrivals) / 129.0 - 1.0) < 0.06
+
+
+def test_thinking_upgrade_keeps_the_requests_and_triples_the_output_within_a_minute(set9_arrivals):
+    """Poisson at 9 req/s throughout; half the requests come from a client whose deploy, from a seeded time in
+    minutes 6-12, moves it over 60 s to a model that thinks by default, adding thinking tokens (lognormal, median 700)
+    to its outputs. On seeds 0-15, the last 5 minutes against the first 5: requests 0.96-1.06x, prompt tokens
+    0.96-1.06x, output tokens 2.9-3.5x; outputs above 1,000 tokens 1.6-2.4% of the first 5 minutes' requests and
+    21-25% of the last 5's; minute counts' dispersion 0.36-1.46 (Poisson: 1). The output tokens per 30 s cross
+    halfway once, within 14 s of the deploy's midpoint (minutes 6.5-12.5): at most 0.13 of the way up until the
+    half-minute before the crossing, at least 0.66 from the half-minute after it (a rise spread over 5 minutes
+    would be ~0.3 and ~0.6 there)."""
+    arrivals = set9_arrivals["thinking-upgrade.csv"]
+    times, seconds, _ = shifted("thinking-upgrade", arrivals, unseen.set9_trace)
+    first = [a for t, a in zip(times, arrivals) if t < 300.0]
+    last = [a for t, a in zip(times, arrivals) if t >= 900.0]
+    assert 0.92 <= len(last) / len(first) <= 1.08
+    assert 0.9 <= sum(a.prompt_tokens for a in last) / sum(a.prompt_tokens for a in first) <= 1.1
+    assert 2.5 <= sum(a.max_tokens for a in last) / sum(a.max_tokens for a in first) <= 4.0
+    assert sum(a.max_tokens > 1000 for a in first) / len(first) < 0.04
+    assert 0.18 <= sum(a.max_tokens > 1000 for a in last) / len(last) <= 0.3
+    assert dispersion(counts(times, 60.0, seconds)) < 2.0
+    per_30s = [0] * int(seconds // 30.0)
+    for t, a in zip(times, arrivals):
+        per_30s[int(t // 30.0)] += a.max_tokens
+    low, high = statistics.fmean(per_30s[:10]), statistics.fmean(per_30s[-10:])
+    way_up = [(tokens - low) / (high - low) for tokens in per_30s]
+    crossing = min(i for i, w in enumerate(way_up) if w > 0.5)
+    assert all(w > 0.5 for w in way_up[crossing:]), way_up  # crosses once
+    assert 360.0 <= 30.0 * crossing <= 810.0, crossing  # the deploy's midpoint: minutes 6-12 plus 30 s
+    assert max(way_up[:crossing - 1]) <= 0.22 and min(way_up[crossing + 1:]) >= 0.6, way_up
+
+
+def fanouts(times: list[float], size: int = 8, within: float = 0.1) -> list[tuple[int, int]]:
+    """(first, end) indices of each run of `size` or more requests within `within` s of the run's first."""
+    groups: list[tuple[int, int]] = []
+    i = 0
+    while i + size - 1 < len(times):
+        if times[i + size - 1] - times[i] > within:
+            i += 1
+            continue
+        end = bisect.bisect_right(times, times[i] + within)
+        groups.append((i, end))
+        i = end
+    return groups
+
+
+def test_research_fanout_starts_subagents_together_and_their_turns_follow(set9_arrivals):
+    """Chat at 6 req/s plus research queries at 0.25/s: the lead's plan, then 1, 2-4 or 10-16 subagents started
+    within 50 ms, each 1-5 turns ~12 s apart, then the synthesis and the citation pass. On seeds 0-15: 9.8-11.1
+    req/s; 39-60 fan-outs of 8 or more requests within 0.1 s (the complex queries': 45 expected; a Poisson trace at
+    this rate has ~1), their prompts at a median of 1,890-2,050 tokens (the subagents' briefs: lognormal, median
+    2,000); the minute after a fan-out holds 19-84 more requests than the minute before it, on average (the
+    subagents' later turns: ~45 expected); count dispersion 1.6-1.9 at 1 s and 5.3-17.5 at 60 s (Poisson: 1)."""
+    arrivals = set9_arrivals["research-fanout.csv"]
+    times, seconds, _ = shifted("research-fanout", arrivals, unseen.set9_trace)
+    assert 9.0 <= len(times) / seconds <= 12.0
+    groups = fanouts(times)
+    assert 25 <= len(groups) <= 80, len(groups)
+    briefs = [arrivals[k].prompt_tokens for first, end in groups for k in range(first, end)]
+    assert abs(statistics.median(briefs) / unseen.FANOUT_BRIEF[0] - 1.0) < 0.1, statistics.median(briefs)
+
+    def in_window(start: float, end: float) -> int:
+        return bisect.bisect_right(times, end) - bisect.bisect_right(times, start)
+    starts = [times[first] for first, _ in groups]
+    after = [in_window(g + 1.0, g + 61.0) for g in starts if g + 61.0 < seconds]
+    before = [in_window(g - 62.0, g - 2.0) for g in starts if g - 62.0 >= 0.0]
+    echo = statistics.fmean(after) - statistics.fmean(before)
+    assert echo >= 10.0, echo
+    assert 1.3 <= dispersion(counts(times, 1.0, seconds)) <= 2.4
+    assert dispersion(counts(times, 60.0, seconds)) >= 3.0
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "9"], "--set"),
+    (["--set", "10"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
