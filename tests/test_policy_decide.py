@@ -468,6 +468,17 @@ def test_prompt_tokens_read_a_step_apart_never_count_as_arrivals_going_back():
     assert history.peak(5.0) == 24_000.0 and history.marks[0][0] == 1.0
 
 
+def test_a_poisoned_prompt_token_counter_plans_nothing_unbounded():
+    from scaler.policy.decide import MAX_DEMAND_REPLICAS
+
+    config = PolicyConfig(**{**BASE.__dict__, "prefill_tps": 20_000})
+    scenario = Scenario(config)
+    for total in (0.0, 1e308, float("inf"), float("inf")):  # a hostile page's counter
+        decision = scenario.tick(waiting=0, running=4, ready=2, completions_per_s=2, prompt_tokens_total=total,
+                                 prompt_tokens_in_flight=0.0)
+    assert math.isfinite(decision.prefill_burst) and decision.demand <= MAX_DEMAND_REPLICAS, decision.notes
+
+
 def test_a_clump_still_in_prefill_does_not_read_as_a_slow_batch():
     # 20 decoding make 1,000 tokens/s (20 ms a token); 180 more just arrived and are in prefill
     # (360,000 prompt tokens in flight, 2,000 a typical prompt): no tokens from them yet.
