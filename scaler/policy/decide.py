@@ -18,7 +18,7 @@ from scaler.policy.config import PolicyConfig
 from scaler.policy.estimate import Estimate, Learned, estimate
 from scaler.policy.predict import Prediction, predict_ttft
 from scaler.policy.queue import beyond_slots, peak_wait
-from scaler.policy.signals import SignalWindow
+from scaler.policy.signals import SignalWindow, Snapshot
 
 # A linear trend measured over seconds must not extrapolate into a wall over a minute.
 MAX_FORECAST_GROWTH = 3.0
@@ -181,7 +181,8 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         completion_rps=est.completion_rps, arrival_rps=est.arrival_rps, capacity_rps=est.capacity_rps,
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
         ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need, deferred=deferred,
-        burst_window_s=burst_window, prefill_burst=prefill_burst, demand=demand, pressure=pressure, admission_rps=admission,
+        burst_window_s=burst_window, prefill_burst=prefill_burst, demand=demand, pressure=pressure,
+        admission_rps=admission,
         slots=est.slots, drain_rps=est.drain_rps, tpot_slow_share=slow.share if slow.totals is not None else None,
         retry_after_s=retry, state_changed=changed, previous_state=state.state if changed else None,
         notes=tuple(notes),
@@ -271,7 +272,8 @@ def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory, pr
     return max(sustained, decode), seen, 0.0, prefill
 
 
-def _observe_prompt_tokens(history: headroom.BurstHistory, snap, now: float, scale_up_s: float) -> headroom.BurstHistory:
+def _observe_prompt_tokens(history: headroom.BurstHistory, snap: Snapshot, now: float,
+                           scale_up_s: float) -> headroom.BurstHistory:
     """The burst history in prompt tokens: those prefilled (vllm:prompt_tokens_total) plus those in
     flight when the source counts them (without them, a burst beyond what the fleet prefills waits,
     and the backlog term sees it). Arrivals never go back: the two are read a step apart, and a
