@@ -99,17 +99,9 @@ def burst_replicas(history: BurstHistory, *, running: float, capacity_rps: float
     of its slots, and the window it was seen over."""
     if not capacity_rps:
         return 0.0, 0.0
-    best, where = 0.0, 0.0
-    for w, count in history.peaks:
-        if count <= 0:
-            continue
-        if slots:
-            need = (count + running) / (capacity_rps * w + slot_share * slots)
-        else:
-            need = count / (capacity_rps * target_utilization * w)
-        if need > best:
-            best, where = need, w
-    return (best if math.isfinite(best) else 0.0), where
+    if slots:
+        return _largest(history, lambda w, count: (count + running) / (capacity_rps * w + slot_share * slots))
+    return _largest(history, lambda w, count: count / (capacity_rps * target_utilization * w))
 
 
 def prefill_replicas(history: BurstHistory, *, in_flight: float, prefill_tps: float | None, budget_s: float,
@@ -119,11 +111,15 @@ def prefill_replicas(history: BurstHistory, *, in_flight: float, prefill_tps: fl
     window plus the TTFT budget, and the window it was seen over."""
     if not prefill_tps:
         return 0.0, 0.0
+    return _largest(history, lambda w, tokens: (tokens + in_flight) / (share * prefill_tps * (w + budget_s)))
+
+
+def _largest(history: BurstHistory, replicas) -> tuple[float, float]:
+    """The most replicas `replicas(window, peak)` asks for over the history's windows, and that window."""
     best, where = 0.0, 0.0
-    for w, tokens in history.peaks:
-        if tokens <= 0:
-            continue
-        need = (tokens + in_flight) / (share * prefill_tps * (w + budget_s))
-        if need > best:
-            best, where = need, w
+    for w, peak in history.peaks:
+        if peak > 0:
+            need = replicas(w, peak)
+            if need > best:
+                best, where = need, w
     return (best if math.isfinite(best) else 0.0), where
