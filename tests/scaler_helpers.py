@@ -44,14 +44,15 @@ CAPTURE_MODEL = "qwen2.5-1.5b"
 
 
 def vllm_page(model: str = CAPTURE_MODEL, waiting: float | str = 0, running: float | str = 0,
-              completed: float | str = 10, tpot: tuple[int, int] | None = None) -> str:
-    """The real capture with the model renamed and the waiting, running and
-    request_success_total{finished_reason="length"} values replaced; `tpot` = (slow, finished)
+              completed: float | str = 10, tpot: tuple[int, int] | None = None, prompt: float | str = 530) -> str:
+    """The real capture with the model renamed and the waiting, running,
+    request_success_total{finished_reason="length"} and prompt_tokens_total values replaced; `tpot` = (slow, finished)
     rewrites vllm:request_time_per_output_token_seconds: `finished` requests, `slow` of them over
     0.1 s (the capture's 10 all took 0.01-0.025 s)."""
     text = CAPTURE.read_text().replace(f'model_name="{CAPTURE_MODEL}"', f'model_name="{model}"')
     edits = {r"vllm:num_requests_waiting\{[^}]*\}": waiting, r"vllm:num_requests_running\{[^}]*\}": running,
-             r'vllm:request_success_total\{[^}]*finished_reason="length"[^}]*\}': completed}
+             r'vllm:request_success_total\{[^}]*finished_reason="length"[^}]*\}': completed,
+             r"vllm:prompt_tokens_total\{[^}]*\}": prompt}
     for series, value in edits.items():
         text, count = re.subn(rf"^({series}) \S+$", rf"\g<1> {value}", text, flags=re.M)
         assert count == 1, series

@@ -8,12 +8,12 @@ import datetime
 import gc
 import json
 import math
-import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
 from kubernetes import client as k8s
 
 from scaler.server.metadata import SourceSpec
@@ -171,29 +171,6 @@ def test_scrape_follows_the_tpot_histogram_as_counters():
     assert tpot_over(second.tpot_buckets, 0.1) == (2.0, 20.0)
 
 
-def test_scrape_follows_prompt_tokens_as_a_counter_across_a_restart():
-    def page_with(prompt: float) -> str:
-        text, count = re.subn(r"^(vllm:prompt_tokens_total\{[^}]*\}) \S+$", rf"\g<1> {prompt}", vllm_page(), flags=re.M)
-        assert count == 1
-        return text
-
-    page = PageServer(page_with(530))
-    source = ScrapeSource()
-
-    async def rounds():
-        seen = []
-        for prompt in (530, 4_530, 1_000):  # the replica restarts before the third round
-            page.text = page_with(prompt)
-            seen.append((await source.observe([scrape_query(page.url)], time.time()))[CAPTURE_MODEL].prompt_tokens_total)
-        await source.close()
-        return seen
-
-    try:
-        assert asyncio.run(rounds()) == [0, 4_000, 5_000]
-    finally:
-        page.close()
-
-
 def test_scrape_with_no_target_answering_is_an_error_not_zero():
     broken = PageServer(vllm_page())
     broken.status = 500
@@ -205,20 +182,28 @@ def test_scrape_with_no_target_answering_is_an_error_not_zero():
     assert "none of 1 target(s) answered" in str(result[CAPTURE_MODEL]) and "HTTP 500" in str(result[CAPTURE_MODEL])
 
 
-def test_scrape_follows_completions_across_rounds():
-    page = PageServer(vllm_page(completed=10))
+# Each counter the scrape reads, its readings over three rounds (the replica restarts before the
+# third) and the totals it must report: a baseline on first sight, then only increases.
+COUNTERS = {"completed": ("completed_total", (10, 16, 2), [0, 6, 8]),
+            "prompt": ("prompt_tokens_total", (530, 4_530, 1_000), [0, 4_000, 5_000])}
+
+
+@pytest.mark.parametrize("series", COUNTERS)
+def test_scrape_follows_a_counter_across_rounds_and_a_restart(series):
+    field, readings, totals = COUNTERS[series]
+    page = PageServer(vllm_page(**{series: readings[0]}))
     source = ScrapeSource()
 
     async def rounds():
         seen = []
-        for completed in (10, 16, 2):  # the replica restarts before the third round
-            page.text = vllm_page(completed=completed)
-            seen.append((await source.observe([scrape_query(page.url)], time.time()))[CAPTURE_MODEL].completed_total)
+        for reading in readings:
+            page.text = vllm_page(**{series: reading})
+            seen.append(getattr((await source.observe([scrape_query(page.url)], time.time()))[CAPTURE_MODEL], field))
         await source.close()
         return seen
 
     try:
-        assert asyncio.run(rounds()) == [0, 6, 8]
+        assert asyncio.run(rounds()) == totals
     finally:
         page.close()
 
