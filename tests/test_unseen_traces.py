@@ -27,22 +27,14 @@ SET1_SEED0 = {
     "ramp-and-spikes.csv": "6aa829972c78d62480e38ab04e3d163d7b0bc50e677035def61fe6d346dd274f",
     "steps.csv": "2713c0462eb7500eca603602468823c936465005dd7aec60faf22772a2288664",
 }
-SET2_FILES = ("gamma-api.csv", "diurnal-chat.csv", "flash-crowd.csv")
 # sha256 of set 2 for seed 0, recorded from the script before set 3 was added.
 SET2_SEED0 = {
     "diurnal-chat.csv": "ed8e71959bc8cddf7a11dea2f30e83143c68712e511989f24236dffb9f79fea1",
     "flash-crowd.csv": "0eea594c7a4345ea880ba4809f3c87e6561d6cf391681164de90a0fba2a1c806",
     "gamma-api.csv": "0a436a718f162d211bb34f8df5952b8d1624b3f62211f9bc637d6b7b5c61fe72",
 }
-SET3_FILES = ("agent-sessions.csv", "batch-backfill.csv", "tenant-shift.csv")
-SET4_FILES = ("mmpp-api.csv", "morning-ramp.csv", "cron-minutes.csv")
-SET5_FILES = ("self-similar.csv", "outage-retry.csv", "model-merge.csv")
-SET6_FILES = ("steady-cox.csv", "hot-template.csv", "day-end.csv")
-SET7_FILES = ("region-failover.csv", "micro-batches.csv", "rag-qa.csv")
-SET8_FILES = ("contagion-bursts.csv", "monday-rise.csv", "breaker-dips.csv")
-SET9_FILES = ("lunch-dip.csv", "thinking-upgrade.csv", "research-fanout.csv")
-SET_FILES = {3: SET3_FILES, 4: SET4_FILES, 5: SET5_FILES, 6: SET6_FILES, 7: SET7_FILES, 8: SET8_FILES,
-             9: SET9_FILES}
+# Sets 2 on, by number: the files each writes (the script names them).
+SET_FILES = {number: tuple(f"{name}.csv" for name in names) for number, (names, _) in unseen.SETS.items()}
 
 
 def digests(directory: Path) -> dict[str, str]:
@@ -73,82 +65,31 @@ def read_set(out: Path, names) -> dict[str, list]:
 
 
 @pytest.fixture(scope="module")
-def set2(tmp_path_factory) -> Path:
-    return written_set(tmp_path_factory, 2)
+def written(tmp_path_factory):
+    """written(number): the directory with seed 0's traces of that set, written once for the module."""
+    directories: dict[int, Path] = {}
+
+    def get(number: int) -> Path:
+        if number not in directories:
+            directories[number] = written_set(tmp_path_factory, number)
+        return directories[number]
+    return get
+
+
+@pytest.fixture(scope="module")
+def set_arrivals(written):
+    """set_arrivals(number): that set's traces read back with the bench's reader, by file name."""
+    read: dict[int, dict[str, list]] = {}
+
+    def get(number: int) -> dict[str, list]:
+        if number not in read:
+            read[number] = read_set(written(number), SET_FILES[number])
+        return read[number]
+    return get
 
 
 def dispersion(values: list[int]) -> float:
     return statistics.pvariance(values) / statistics.fmean(values)
-
-
-@pytest.fixture(scope="module")
-def set3(tmp_path_factory) -> Path:
-    return written_set(tmp_path_factory, 3)
-
-
-@pytest.fixture(scope="module")
-def set3_arrivals(set3) -> dict[str, list]:
-    return read_set(set3, SET3_FILES)
-
-
-@pytest.fixture(scope="module")
-def set4(tmp_path_factory) -> Path:
-    return written_set(tmp_path_factory, 4)
-
-
-@pytest.fixture(scope="module")
-def set4_arrivals(set4) -> dict[str, list]:
-    return read_set(set4, SET4_FILES)
-
-
-@pytest.fixture(scope="module")
-def set5(tmp_path_factory) -> Path:
-    return written_set(tmp_path_factory, 5)
-
-
-@pytest.fixture(scope="module")
-def set5_arrivals(set5) -> dict[str, list]:
-    return read_set(set5, SET5_FILES)
-
-
-@pytest.fixture(scope="module")
-def set6(tmp_path_factory) -> Path:
-    return written_set(tmp_path_factory, 6)
-
-
-@pytest.fixture(scope="module")
-def set6_arrivals(set6) -> dict[str, list]:
-    return read_set(set6, SET6_FILES)
-
-
-@pytest.fixture(scope="module")
-def set7(tmp_path_factory) -> Path:
-    return written_set(tmp_path_factory, 7)
-
-
-@pytest.fixture(scope="module")
-def set7_arrivals(set7) -> dict[str, list]:
-    return read_set(set7, SET7_FILES)
-
-
-@pytest.fixture(scope="module")
-def set8(tmp_path_factory) -> Path:
-    return written_set(tmp_path_factory, 8)
-
-
-@pytest.fixture(scope="module")
-def set8_arrivals(set8) -> dict[str, list]:
-    return read_set(set8, SET8_FILES)
-
-
-@pytest.fixture(scope="module")
-def set9(tmp_path_factory) -> Path:
-    return written_set(tmp_path_factory, 9)
-
-
-@pytest.fixture(scope="module")
-def set9_arrivals(set9) -> dict[str, list]:
-    return read_set(set9, SET9_FILES)
 
 
 def test_set1_is_the_default_and_unchanged_byte_for_byte(tmp_path):
@@ -158,45 +99,45 @@ def test_set1_is_the_default_and_unchanged_byte_for_byte(tmp_path):
     assert digests(tmp_path) == SET1_SEED0  # nothing else written, no temporary file left
 
 
-def test_set2_is_deterministic_per_seed(tmp_path, set2):
+def test_set2_is_deterministic_per_seed(tmp_path, written):
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", "2"]) == 0
     assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", "2"]) == 0
-    first, again, other = digests(set2), digests(tmp_path / "again"), digests(tmp_path / "other")
-    assert sorted(first) == sorted(SET2_FILES)
+    first, again, other = digests(written(2)), digests(tmp_path / "again"), digests(tmp_path / "other")
+    assert sorted(first) == sorted(SET_FILES[2])
     assert again == first
-    assert all(other[name] != first[name] for name in SET2_FILES)
+    assert all(other[name] != first[name] for name in SET_FILES[2])
 
 
-def test_set2_traces_parse_with_the_bench_reader_within_the_token_bounds(set2):
-    for name in SET2_FILES:
-        arrivals = load_trace(set2 / name)
+def test_set2_traces_parse_with_the_bench_reader_within_the_token_bounds(written):
+    for name in SET_FILES[2]:
+        arrivals = load_trace(written(2) / name)
         assert len(arrivals) < 50_000
         assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
 
 
-def test_each_trace_holds_its_stated_mean_rate(set2):
+def test_each_trace_holds_its_stated_mean_rate(written):
     """The request count matches the integral of the trace's rate within 5% (a Gamma renewal of CV 2
     over ~18,000 requests has a count standard deviation of ~1.5%; the Poisson ones ~0.7%)."""
     for name in unseen.SET2:
         _, seconds, rate = unseen.set2_trace(name, 0)
-        got = len(load_trace(set2 / f"{name}.csv"))
+        got = len(load_trace(written(2) / f"{name}.csv"))
         expected = integral(rate, 0.0, seconds)
         assert abs(got / expected - 1.0) < 0.05, (name, got, expected)
         assert 5.0 <= got / seconds <= 30.0, name
 
 
-def test_gamma_api_gaps_have_cv_2(set2):
-    times = [a.time for a in load_trace(set2 / "gamma-api.csv")]
+def test_gamma_api_gaps_have_cv_2(written):
+    times = [a.time for a in load_trace(written(2) / "gamma-api.csv")]
     gaps = [b - a for a, b in zip(times, times[1:])]
     cv = statistics.pstdev(gaps) / statistics.fmean(gaps)
     assert 1.8 <= cv <= 2.2, cv  # Poisson would be 1.0
     # ServeGen's forms: outputs exponential with mean 250, so their median is 250 ln 2 = 173 (+-10%)
-    outputs = [a.max_tokens for a in load_trace(set2 / "gamma-api.csv")]
+    outputs = [a.max_tokens for a in load_trace(written(2) / "gamma-api.csv")]
     assert abs(statistics.median(outputs) / (250 * math.log(2)) - 1.0) < 0.1
 
 
-def test_diurnal_chat_follows_the_day_with_a_rate_noise_of_cv_027(set2):
-    arrivals = load_trace(set2 / "diurnal-chat.csv")
+def test_diurnal_chat_follows_the_day_with_a_rate_noise_of_cv_027(written):
+    arrivals = load_trace(written(2) / "diurnal-chat.csv")
     per_10s = counts([a.time for a in arrivals], 10.0, 1800.0)
     expected = [integral(unseen.diurnal_rate, 10.0 * i, 10.0 * i + 10.0, 0.1) for i in range(len(per_10s))]
     # A Cox process: E[(n - e)^2] = e + e^2 cv^2 per bin, so the noise's cv^2 is estimated from the excess
@@ -210,8 +151,8 @@ def test_diurnal_chat_follows_the_day_with_a_rate_noise_of_cv_027(set2):
     assert abs(statistics.median(outputs) / ((4 ** -0.1 + 4096 ** -0.1) / 2) ** -10 - 1.0) < 0.1
 
 
-def test_flash_crowd_rises_to_5x_its_base_and_is_poisson_before(set2):
-    arrivals = load_trace(set2 / "flash-crowd.csv")
+def test_flash_crowd_rises_to_5x_its_base_and_is_poisson_before(written):
+    arrivals = load_trace(written(2) / "flash-crowd.csv")
     times = [a.time for a in arrivals]
     per_30s = counts(times, 30.0, 1800.0)
     base = sum(per_30s[:12]) / 360.0  # the onset is in minutes 6-10
@@ -224,33 +165,33 @@ def test_flash_crowd_rises_to_5x_its_base_and_is_poisson_before(set2):
     assert 0.37 <= sum(1 for a in arrivals if a.max_tokens > 1500) / len(arrivals) <= 0.47
 
 
-def test_set2_is_unchanged_byte_for_byte(set2):
-    assert digests(set2) == SET2_SEED0
+def test_set2_is_unchanged_byte_for_byte(written):
+    assert digests(written(2)) == SET2_SEED0
 
 
 @pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9])
-def test_a_set_is_deterministic_per_seed(tmp_path, request, number):
-    written, files = request.getfixturevalue(f"set{number}"), SET_FILES[number]
+def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
+    directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
     assert unseen.main(["--out", str(tmp_path / "other"), "--seed", "1", "--set", str(number)]) == 0
-    first, again, other = digests(written), digests(tmp_path / "again"), digests(tmp_path / "other")
+    first, again, other = digests(directory), digests(tmp_path / "again"), digests(tmp_path / "other")
     assert sorted(first) == sorted(files)  # nothing else written, no temporary file left
     assert again == first
     assert all(other[name] != first[name] for name in files)
 
 
-def test_set3_traces_parse_with_the_bench_reader_within_the_token_bounds(set3_arrivals):
-    for name, arrivals in set3_arrivals.items():
+def test_set3_traces_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals):
+    for name, arrivals in set_arrivals(3).items():
         assert 6.0 <= len(arrivals) / (arrivals[-1].time + 1e-9) <= 20.0, name
         assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
 
 
-def test_agent_sessions_come_in_clusters_at_22_calls_per_session(set3_arrivals):
+def test_agent_sessions_come_in_clusters_at_22_calls_per_session(set_arrivals):
     """Sessions at 0.5/s of 22 calls on average: 11 req/s expected, but the count varies by ~6% (sd)
     between seeds, as requests come 22 to a session, so the rate is held to 15%. The clustering is
     what defines the trace: 10 s counts have a dispersion of ~3.5 (2.9-4.1 on seeds 0-15), a
     Poisson trace's 1."""
-    arrivals = set3_arrivals["agent-sessions.csv"]
+    arrivals = set_arrivals(3)["agent-sessions.csv"]
     assert abs(len(arrivals) / (11.0 * 1500.0) - 1.0) < 0.15, len(arrivals)
     times = [a.time for a in arrivals]
     assert 1.3 <= dispersion(counts(times, 1.0, 1500.0)) <= 1.8
@@ -262,8 +203,8 @@ def test_agent_sessions_come_in_clusters_at_22_calls_per_session(set3_arrivals):
     assert statistics.median(prompts) > 2.5 * 2500 and sum(p == 16384 for p in prompts) < 0.01 * len(prompts)
 
 
-def test_batch_backfill_adds_a_paced_block_of_3600_requests(set3_arrivals):
-    arrivals = set3_arrivals["batch-backfill.csv"]
+def test_batch_backfill_adds_a_paced_block_of_3600_requests(set_arrivals):
+    arrivals = set_arrivals(3)["batch-backfill.csv"]
     _, seconds, rate = unseen.set3_trace("batch-backfill", 0)
     expected = integral(rate, 0.0, seconds)  # 7 req/s for 30 minutes plus 3,600
     assert abs(len(arrivals) / expected - 1.0) < 0.05, (len(arrivals), expected)
@@ -279,8 +220,8 @@ def test_batch_backfill_adds_a_paced_block_of_3600_requests(set3_arrivals):
     assert 0.25 <= sum(p > 7000 for p in inside) / len(inside) <= 0.41
 
 
-def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set3_arrivals):
-    arrivals = set3_arrivals["tenant-shift.csv"]
+def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
+    arrivals = set_arrivals(3)["tenant-shift.csv"]
     assert abs(len(arrivals) / (12.0 * 1800.0) - 1.0) < 0.05
     per_min = counts([a.time for a in arrivals], 60.0, 1800.0)
     assert dispersion(per_min) < 1.6  # a flat Poisson rate: 1 (0.9-1.2 on seeds 0-3)
@@ -296,8 +237,8 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set3_arrivals):
 
 @pytest.mark.parametrize("number, low_rps, top_rps", [(4, 6.0, 12.0), (5, 6.0, 14.0), (6, 6.0, 14.0), (7, 6.0, 14.0),
                                                     (8, 5.0, 16.0), (9, 7.0, 13.0)])
-def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(request, number, low_rps, top_rps):
-    for name, arrivals in request.getfixturevalue(f"set{number}_arrivals").items():
+def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
+    for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
         assert low_rps <= len(arrivals) / 1200.0 <= top_rps, name
         assert all(1 <= a.prompt_tokens <= 16384 and 1 <= a.max_tokens <= 4096 for a in arrivals), name
@@ -317,7 +258,7 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
 
 
 @pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9])
-def test_twenty_minute_sets_hold_their_expected_count(request, number):
+def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
     steady-cox, of the realised batch sizes for micro-batches, of the realised intensity for contagion-bursts,
@@ -325,7 +266,7 @@ def test_twenty_minute_sets_hold_their_expected_count(request, number):
     within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for
     set 7, 0.971-1.013 for set 8, 0.983-1.015 for set 9."""
     names, trace, step = EXPECTED_RATES[number]
-    arrivals = request.getfixturevalue(f"set{number}_arrivals")
+    arrivals = set_arrivals(number)
     for name in names:
         times, seconds, rate = shifted(name, arrivals[f"{name}.csv"], trace)
         expected = integral(rate, 0.0, seconds, step)
@@ -339,12 +280,12 @@ def mmpp_shape(times: list[float], rate, seconds: float) -> dict[str, float]:
             "d1": dispersion(counts(times, 1.0, seconds)), "d10": dispersion(counts(times, 10.0, seconds))}
 
 
-def test_mmpp_api_alternates_between_a_quiet_and_a_busy_state(set4_arrivals):
+def test_mmpp_api_alternates_between_a_quiet_and_a_busy_state(set_arrivals):
     """Poisson at 6 req/s in the quiet state and 18 in the busy one (measured on seeds 0-15 within the
     realised sojourns: 5.88-6.15 and 17.5-18.7). The state's memory of tens of seconds is what makes
     the trace bursty: 10 s counts have a dispersion of ~24 (15.4-27.3 on seeds 0-15; the MMPP's formula
     gives 23.8), 1 s counts ~3.9 (3.2-4.3), where a Poisson trace has 1."""
-    arrivals = set4_arrivals["mmpp-api.csv"]
+    arrivals = set_arrivals(4)["mmpp-api.csv"]
     times, seconds, rate = shifted("mmpp-api", arrivals)
     shape = mmpp_shape(times, rate, seconds)
     assert abs(shape["quiet"] / 6.0 - 1.0) < 0.08 and abs(shape["busy"] / 18.0 - 1.0) < 0.08, shape
@@ -361,12 +302,12 @@ def ramp_shape(times: list[float], rate, seconds: float) -> dict[str, float]:
             "chi2": sum((n - e) ** 2 / e for n, e in zip(per_10s, expected)) / len(per_10s)}
 
 
-def test_morning_ramp_rises_from_5_to_13_requests_per_second_and_holds(set4_arrivals):
+def test_morning_ramp_rises_from_5_to_13_requests_per_second_and_holds(set_arrivals):
     """5 req/s before the seeded onset (minutes 2-5), 13 on the plateau, Poisson around the curve. On
     seeds 0-15: 4.68-5.35 in the first 2 minutes, 12.5-13.4 in the last 3, their ratio 2.40-2.83 (2.6
     stated), and the 10 s counts' squared deviation from the curve per expected request 0.81-1.22 (a
     Poisson trace's 1)."""
-    times, seconds, rate = shifted("morning-ramp", set4_arrivals["morning-ramp.csv"])
+    times, seconds, rate = shifted("morning-ramp", set_arrivals(4)["morning-ramp.csv"])
     shape = ramp_shape(times, rate, seconds)
     assert abs(shape["early"] / 5.0 - 1.0) < 0.12 and abs(shape["late"] / 13.0 - 1.0) < 0.06, shape
     assert 2.2 <= shape["late"] / shape["early"] <= 3.0, shape
@@ -388,14 +329,14 @@ def cron_spikes(times: list[float], seconds: float) -> tuple[list[int], list[flo
     return starts, sizes, away
 
 
-def test_cron_minutes_fires_at_every_minute_and_harder_every_five(set4_arrivals):
+def test_cron_minutes_fires_at_every_minute_and_harder_every_five(set_arrivals):
     """90 requests on average at each minute boundary, 330 at each five-minute one (90 + 240), within a
     few seconds, on a Poisson base of 7 req/s. On seeds 0-15: 20 firings found (19 allowed: one in the
     last second can be too small to see), 59-61 s apart; the minute firings 84-96 requests on average
     (53-128 each), the five-minute ones 311-346 on average (294-379 each), so 200 tells them apart; the
     base between firings 6.80-7.19 req/s with 1 s dispersion 0.92-1.11; the busiest second 18-27x the
     mean rate."""
-    arrivals = set4_arrivals["cron-minutes.csv"]
+    arrivals = set_arrivals(4)["cron-minutes.csv"]
     times, seconds, _ = shifted("cron-minutes", arrivals)
     starts, sizes, away = cron_spikes(times, seconds)
     assert len(starts) in (19, 20) and all(59 <= b - a <= 61 for a, b in zip(starts, starts[1:])), starts
@@ -408,13 +349,13 @@ def test_cron_minutes_fires_at_every_minute_and_harder_every_five(set4_arrivals)
     assert max(counts(times, 1.0, seconds)) >= 12 * len(times) / seconds
 
 
-def test_self_similar_varies_at_minute_scale_and_is_near_poisson_at_one_second(set5_arrivals):
+def test_self_similar_varies_at_minute_scale_and_is_near_poisson_at_one_second(set_arrivals):
     """24 on/off sources with Pareto sojourns, 1 req/s each while ON: 12 req/s expected, but the rate
     wanders with the number of sources ON, so the mean is 10.5-13.3 req/s on seeds 0-15. Many small
     sources make 1 s counts nearly Poisson (dispersion 1.32-1.58 on seeds 0-15), and the dispersion grows
     with the bin: 3.1-5.1 at 10 s, 4.3-14.9 at 60 s, 1.31-3.06x the 10 s figure (an MMPP like mmpp-api
     has ~3.9 at 1 s already)."""
-    arrivals = set5_arrivals["self-similar.csv"]
+    arrivals = set_arrivals(5)["self-similar.csv"]
     times, seconds, _ = shifted("self-similar", arrivals, unseen.set5_trace)
     assert 9.0 <= len(times) / seconds <= 15.0
     d1, d10, d60 = (dispersion(counts(times, b, seconds)) for b in (1.0, 10.0, 60.0))
@@ -424,14 +365,14 @@ def test_self_similar_varies_at_minute_scale_and_is_near_poisson_at_one_second(s
     assert abs(statistics.median(a.max_tokens for a in arrivals) / (250 * math.log(2)) - 1.0) < 0.1
 
 
-def test_outage_retry_declines_to_15_percent_then_recovers_with_a_retry_wave(set5_arrivals):
+def test_outage_retry_declines_to_15_percent_then_recovers_with_a_retry_wave(set_arrivals):
     """10 req/s, from a seeded onset (minutes 4-7) a decline to 1.5 over 4 minutes, held 3, then back at
     once with 765 retries over 20 s. The recovery is found as the busiest 20 s (at the true recovery,
     660-840 s, on seeds 0-15). On seeds 0-15: the busiest 20 s hold 916-1,008 requests (965 expected:
     765 retries and 200 at the base rate); the 3 minutes before 1.46-1.76 req/s, the 4 minutes before
     those 5.36-6.01 (5.75 expected), the first 4 minutes 9.59-10.36 and from 30 s after the recovery to
     the end 9.73-10.27."""
-    times, seconds, _ = shifted("outage-retry", set5_arrivals["outage-retry.csv"], unseen.set5_trace)
+    times, seconds, _ = shifted("outage-retry", set_arrivals(5)["outage-retry.csv"], unseen.set5_trace)
     per_s = counts(times, 1.0, seconds)
     recovery = max(range(len(per_s) - 20), key=lambda i: sum(per_s[i:i + 20]))
     assert 650 <= recovery <= 850, recovery
@@ -447,7 +388,7 @@ def merge_start(rate) -> float:
     return next(t / 10.0 for t in range(1800, 3601) if rate(t / 10.0) > unseen.MERGE_BASE)
 
 
-def test_model_merge_moves_a_second_model_over_in_weight_steps(set5_arrivals):
+def test_model_merge_moves_a_second_model_over_in_weight_steps(set_arrivals):
     """6 req/s of this model's own (chat) traffic, plus a second model's (code lengths: outputs median
     13 tokens) at 8 req/s x 20, 40, 60, 80, then 100%, each step 2 minutes, from a seeded start in
     minutes 3-6. Outputs under 40 tokens are 4% of the chat traffic and 82% of the moved one's, so
@@ -455,7 +396,7 @@ def test_model_merge_moves_a_second_model_over_in_weight_steps(set5_arrivals):
     0.20-0.43 (0.3 set), the next two 0.60-0.84 (0.7), the rest 0.91-1.04 (1.0). The rate is 5.77-6.36
     req/s before minute 3 and 13.5-15.3 after minute 14; the moved traffic is a Gamma renewal of CV 3.6,
     so 1 s counts after minute 14 have a dispersion of 5.7-6.9 (0.87-1.15 before minute 3)."""
-    arrivals = set5_arrivals["model-merge.csv"]
+    arrivals = set_arrivals(5)["model-merge.csv"]
     times, seconds, rate = shifted("model-merge", arrivals, unseen.set5_trace)
     start = merge_start(rate)
     short = [t for t, a in zip(times, arrivals) if a.max_tokens < 40]
@@ -472,14 +413,14 @@ def test_model_merge_moves_a_second_model_over_in_weight_steps(set5_arrivals):
     assert 0.7 <= dispersion(counts([t for t in times if t < 180.0], 1.0, 180.0)) <= 1.35
 
 
-def test_steady_cox_is_steady_with_a_slowly_wandering_over_dispersed_rate(set6_arrivals):
+def test_steady_cox_is_steady_with_a_slowly_wandering_over_dispersed_rate(set_arrivals):
     """9 req/s times a lognormal intensity (sd 0.21 in log, correlation time 5 minutes): 6.69-10.79 req/s
     on seeds 0-15, no minute above 1.39x or below 0.66x the trace's mean. Poisson given the intensity
     (10 s counts' squared deviation from it per expected request 0.88-1.38), over-dispersed around the
     flat mean, more so the longer the bin: dispersion 1.09-1.41 at 1 s, 1.8-4.5 at 10 s (1.58-3.19x the
     1 s figure), 4.3-21.8 at 60 s (2.43-4.84x the 10 s figure). Lengths: the Azure 2023 conversation
     trace's medians, 1,020 / 129 (seeds 0-15: 1,007-1,031 / 126-133)."""
-    arrivals = set6_arrivals["steady-cox.csv"]
+    arrivals = set_arrivals(6)["steady-cox.csv"]
     times, seconds, rate = shifted("steady-cox", arrivals, unseen.set6_trace)
     assert 6.0 <= len(times) / seconds <= 12.0
     per_min = counts(times, 60.0, seconds)
@@ -494,13 +435,13 @@ def test_steady_cox_is_steady_with_a_slowly_wandering_over_dispersed_rate(set6_a
     assert abs(statistics.median(a.max_tokens for a in arrivals) / 129.0 - 1.0) < 0.06
 
 
-def test_hot_template_jumps_and_relaxes_as_a_power_law(set6_arrivals):
+def test_hot_template_jumps_and_relaxes_as_a_power_law(set_arrivals):
     """8 req/s until a seeded onset in minutes 4-8, then one template's requests jump by 30 req/s and
     relax as (1 + t / 30 s)^-1.4. The template's requests (prompts 1,800-2,100 tokens with outputs
     230-470: 0.9-1.7% of the base traffic on seeds 0-15) number 800 expected in the first minute and 588
     in the next four; on seeds 0-15: 700-846 and 559-640, the busiest 10 s (from 1 s before to 3 s after
     the onset) 287-357 requests, the first 4 minutes 7.60-8.12 req/s."""
-    arrivals = set6_arrivals["hot-template.csv"]
+    arrivals = set_arrivals(6)["hot-template.csv"]
     times, seconds, _ = shifted("hot-template", arrivals, unseen.set6_trace)
     per_s = counts(times, 1.0, seconds)
     onset = max(range(len(per_s) - 10), key=lambda i: sum(per_s[i:i + 10]))
@@ -513,13 +454,13 @@ def test_hot_template_jumps_and_relaxes_as_a_power_law(set6_arrivals):
     assert sum(1 for t in template if t < onset - 5) <= 0.025 * sum(per_s[:onset - 5])  # 0.9-1.7% of the base
 
 
-def test_day_end_declines_to_near_zero_then_rises_in_the_evening(set6_arrivals):
+def test_day_end_declines_to_near_zero_then_rises_in_the_evening(set_arrivals):
     """18 req/s of work traffic until a seeded onset in minutes 1-3, a raised-cosine decline to 0.4 over
     10 minutes, 2 minutes of lull, then evening traffic rising to 5 req/s over 3 minutes. On seeds 0-15:
     the first minute 17.3-19.0 req/s, the quietest 2 minutes 0.23-0.41 (at 653-771 s), the last minute
     4.7-6.0; prompt medians 3,263-3,516 in the first minute (the chat profile) and 983-1,195 in the last
     (the conversation trace's)."""
-    arrivals = set6_arrivals["day-end.csv"]
+    arrivals = set_arrivals(6)["day-end.csv"]
     times, seconds, _ = shifted("day-end", arrivals, unseen.set6_trace)
     per_s = counts(times, 1.0, seconds)
     assert abs(sum(per_s[:60]) / 60 / 18.0 - 1.0) < 0.1
@@ -531,7 +472,7 @@ def test_day_end_declines_to_near_zero_then_rises_in_the_evening(set6_arrivals):
     assert statistics.median(first) >= 3000 and 850 <= statistics.median(last) <= 1350
 
 
-def test_region_failover_jumps_to_24x_within_a_minute_and_stays(set7_arrivals):
+def test_region_failover_jumps_to_24x_within_a_minute_and_stays(set_arrivals):
     """5 req/s of this region's own traffic; from a seeded DNS change in minutes 4-6 (found from the
     expected rate), another region's 7 req/s arrive: 80% within the 60 s TTL, 20% an exponential time of
     mean 3 minutes later, kept to the end. On seeds 0-15: the first 4 minutes 4.69-5.21 req/s, the last 5
@@ -540,7 +481,7 @@ def test_region_failover_jumps_to_24x_within_a_minute_and_stays(set7_arrivals):
     10.5-11.6 (11.0), and the 3 minutes after the TTL 0.90-0.96x the last 5 minutes' rate (0.97-1.03 if every
     client honoured the TTL); 10 s counts' squared deviation from the curve per expected request 0.82-1.19
     (Poisson: 1); the conversation trace's medians, prompts 1,005-1,028 and outputs 125-131."""
-    arrivals = set7_arrivals["region-failover.csv"]
+    arrivals = set_arrivals(7)["region-failover.csv"]
     times, seconds, rate = shifted("region-failover", arrivals, unseen.set7_trace)
     onset = next(t / 10.0 for t in range(2400, 3601) if rate(t / 10.0) > unseen.FAILOVER_OWN)
     assert 240.0 <= onset <= 360.0
@@ -574,7 +515,7 @@ def micro_waves(times: list[float], prompts: list[int], seconds: float) -> tuple
     return starts, [sum(1 for t in long if s - 1 <= t < s + 30) for s in starts]
 
 
-def test_micro_batches_send_long_documents_in_paced_waves_every_two_minutes(set7_arrivals):
+def test_micro_batches_send_long_documents_in_paced_waves_every_two_minutes(set_arrivals):
     """Poisson interactive traffic at 7.5 req/s (the conversation trace's lengths) plus, every 120 s from a
     seeded phase, a Poisson number (mean 180) of long documents paced at 10 req/s. On seeds 0-15: 10 waves
     found, 119-121 s apart, the first within 120 s; 139-221 long prompts a wave (the last, cut by the end,
@@ -582,7 +523,7 @@ def test_micro_batches_send_long_documents_in_paced_waves_every_two_minutes(set7
     waves' 2nd-11th seconds 17.1-17.9 req/s with dispersion 0.36-0.53 (paced); the wave windows 26-31% of
     the requests and 60-64% of the prompt tokens; the long prompts' median 6,398-6,771 (the documents'
     6,714), the rest's outputs median 131-137."""
-    arrivals = set7_arrivals["micro-batches.csv"]
+    arrivals = set_arrivals(7)["micro-batches.csv"]
     times, seconds, rate = shifted("micro-batches", arrivals, unseen.set7_trace)
     prompts = [a.prompt_tokens for a in arrivals]
     starts, sizes = micro_waves(times, prompts, seconds)
@@ -602,14 +543,14 @@ def test_micro_batches_send_long_documents_in_paced_waves_every_two_minutes(set7
     assert 125 <= statistics.median(a.max_tokens for a in arrivals) <= 145
 
 
-def test_rag_qa_drifts_slowly_with_a_narrow_retrieval_length_mix(set7_arrivals):
+def test_rag_qa_drifts_slowly_with_a_narrow_retrieval_length_mix(set_arrivals):
     """Poisson at 10 req/s at mid-trace, drifting linearly by a seeded 20-40% of that, up or down. On seeds
     0-15: 9.81-10.12 req/s; the slope fitted to the minute counts, over the trace and relative to the mean,
     within -0.080..+0.048 of the drift set; 10 s counts' squared deviation from the line per expected
     request 0.73-1.20. The RAGPulse-like lengths: prompt median 3,104-3,122 (the sample's 3,137), CV
     0.29-0.30 (the sample's 0.30), 8.5-9.2% within 1,030-1,130 tokens (no retrieval, first turn), at most
     6,319 and 0.2% from 5,000; output median 208-213 (the sample's 214)."""
-    arrivals = set7_arrivals["rag-qa.csv"]
+    arrivals = set_arrivals(7)["rag-qa.csv"]
     times, seconds, rate = shifted("rag-qa", arrivals, unseen.set7_trace)
     drift = (rate(seconds) - rate(0.0)) / unseen.RAG_RATE
     assert 0.2 <= abs(drift) <= 0.4
@@ -643,7 +584,7 @@ def burst_runs(per_bin: list[int], threshold: float) -> list[tuple[int, int, int
     return runs
 
 
-def test_contagion_bursts_jump_at_unannounced_times_by_varied_amounts_and_decay(set8_arrivals):
+def test_contagion_bursts_jump_at_unannounced_times_by_varied_amounts_and_decay(set_arrivals):
     """A dynamic contagion process: 4 req/s of background, external shocks (one per 100 s on average, Poisson)
     that raise the intensity by an exponential amount of mean 12 req/s, and a rise of mean 0.02 req/s at each
     request, all decaying with a 20 s time constant: 10.7 req/s expected, 7.5-14.9 on seeds 0-15 (the number
@@ -656,7 +597,7 @@ def test_contagion_bursts_jump_at_unannounced_times_by_varied_amounts_and_decay(
     decays over tens of seconds, so the largest rise between consecutive 10 s bins is 1.75-5.1x the largest
     fall on seeds 0-15 (2.75 on seed 0; a symmetric surge gives ~1); the busiest 5% of the 10 s bins hold
     8.8-17.5% of the requests (13.9% on seed 0; Poisson: ~6%). Lengths: the conversation trace's medians."""
-    arrivals = set8_arrivals["contagion-bursts.csv"]
+    arrivals = set_arrivals(8)["contagion-bursts.csv"]
     times, seconds, rate = shifted("contagion-bursts", arrivals, unseen.set8_trace)
     assert 7.0 <= len(times) / seconds <= 15.0
     per_10s = counts(times, 10.0, seconds)
@@ -678,7 +619,7 @@ def test_contagion_bursts_jump_at_unannounced_times_by_varied_amounts_and_decay(
     assert abs(statistics.median(a.max_tokens for a in arrivals) / 129.0 - 1.0) < 0.06
 
 
-def test_monday_rise_stays_at_a_weekend_floor_then_rises_11x_with_longer_prompts(set8_arrivals):
+def test_monday_rise_stays_at_a_weekend_floor_then_rises_11x_with_longer_prompts(set_arrivals):
     """1.2 req/s of weekend users throughout; from a seeded onset in minutes 8-11, Monday's users rise by 11.8
     req/s over 3 minutes (raised cosine) and stay. On seeds 0-15: the first 8 minutes 1.13-1.28 req/s with 10 s
     dispersion 0.71-1.26 (Poisson), the last 5 12.55-13.31 (ratio 10.1-11.6); the last minute at 2 req/s or
@@ -686,7 +627,7 @@ def test_monday_rise_stays_at_a_weekend_floor_then_rises_11x_with_longer_prompts
     prompt (lognormal, median 4,000): prompts above 3,000 tokens are 0.8-2.2% of the first 8 minutes' and
     21.5-24.5% of the last 5 minutes', and the prompt tokens per second rise 19.0-22.4x, 1.8-2.0x the request
     rate's rise."""
-    arrivals = set8_arrivals["monday-rise.csv"]
+    arrivals = set_arrivals(8)["monday-rise.csv"]
     times, seconds, _ = shifted("monday-rise", arrivals, unseen.set8_trace)
     prompts = [a.prompt_tokens for a in arrivals]
     first = [p for t, p in zip(times, prompts) if t < 480.0]
@@ -719,7 +660,7 @@ def state_runs(rate, seconds: float, state, dt: float = 0.1) -> list[tuple[float
     return runs
 
 
-def test_breaker_dips_fall_to_the_other_clients_then_rebound_with_the_backlog(set8_arrivals):
+def test_breaker_dips_fall_to_the_other_clients_then_rebound_with_the_backlog(set_arrivals):
     """3 req/s from other clients plus a queue consumer's 7, paused while its circuit breaker is open (30 s, again
     when the half-open trial fails), then draining its backlog at 17.5 req/s. The breaker's states come from the
     generator's expected rate; the test checks the requests against them. On seeds 0-15: 9.57-10.06 req/s over
@@ -732,7 +673,7 @@ def test_breaker_dips_fall_to_the_other_clients_then_rebound_with_the_backlog(se
     more (the lowest such 10 s 13.7-20.3 req/s on seeds 0-15), their starts at irregular times (the gaps' CV
     0.70, 0.21-0.72 on seeds 0-15; a dip every fixed interval gives 0). Lengths: the conversation trace's
     medians."""
-    arrivals = set8_arrivals["breaker-dips.csv"]
+    arrivals = set_arrivals(8)["breaker-dips.csv"]
     times, seconds, rate = shifted("breaker-dips", arrivals, unseen.set8_trace)
     assert abs(len(times) / seconds / 10.0 - 1.0) < 0.05
     opens = state_runs(rate, seconds, lambda r: r == unseen.BREAKER_DIRECT)
@@ -769,7 +710,7 @@ def test_breaker_dips_fall_to_the_other_clients_then_rebound_with_the_backlog(se
     assert abs(statistics.median(a.max_tokens for a in arrivals) / 129.0 - 1.0) < 0.06
 
 
-def test_lunch_dip_falls_smoothly_to_under_half_and_returns_to_the_morning_level(set9_arrivals):
+def test_lunch_dip_falls_smoothly_to_under_half_and_returns_to_the_morning_level(set_arrivals):
     """12 req/s with everyone at their desks, less the 75% of users who leave for lunch at a normal time (mean a
     seeded 12:00-12:40, sd 25 minutes) for 55 minutes, at 200 s per hour from 10:00. On seeds 0-15: the first 4
     minutes at 11.8-12.4 req/s and the last 3 at 0.95-1.02x that; the lowest minute at 0.41-0.49 of it (0.45
@@ -778,7 +719,7 @@ def test_lunch_dip_falls_smoothly_to_under_half_and_returns_to_the_morning_level
     minutes of the day: 2.29 trace minutes), centred -10..+30 s from where the generator's rate is lowest; 10 s
     counts' squared deviation from the curve per expected request 0.78-1.29 (Poisson around it: 1). Lengths: the
     conversation trace's medians."""
-    arrivals = set9_arrivals["lunch-dip.csv"]
+    arrivals = set_arrivals(9)["lunch-dip.csv"]
     times, seconds, rate = shifted("lunch-dip", arrivals, unseen.set9_trace)
     morning = sum(1 for t in times if t < 240.0) / 240.0
     assert abs(morning / unseen.LUNCH_WORK - 1.0) < 0.06, morning
@@ -799,7 +740,7 @@ def test_lunch_dip_falls_smoothly_to_under_half_and_returns_to_the_morning_level
     assert abs(statistics.median(a.max_tokens for a in arrivals) / 129.0 - 1.0) < 0.06
 
 
-def test_thinking_upgrade_keeps_the_requests_and_triples_the_output_within_a_minute(set9_arrivals):
+def test_thinking_upgrade_keeps_the_requests_and_triples_the_output_within_a_minute(set_arrivals):
     """Poisson at 9 req/s throughout; half the requests come from a client whose deploy, from a seeded time in
     minutes 6-12, moves it over 60 s to a model that thinks by default, adding thinking tokens (lognormal, median 700)
     to its outputs. On seeds 0-15, the last 5 minutes against the first 5: requests 0.96-1.06x, prompt tokens
@@ -808,7 +749,7 @@ def test_thinking_upgrade_keeps_the_requests_and_triples_the_output_within_a_min
     halfway once, within 14 s of the deploy's midpoint (minutes 6.5-12.5): at most 0.13 of the way up until the
     half-minute before the crossing, at least 0.66 from the half-minute after it (a rise spread over 5 minutes
     would be ~0.3 and ~0.6 there)."""
-    arrivals = set9_arrivals["thinking-upgrade.csv"]
+    arrivals = set_arrivals(9)["thinking-upgrade.csv"]
     times, seconds, _ = shifted("thinking-upgrade", arrivals, unseen.set9_trace)
     first = [a for t, a in zip(times, arrivals) if t < 300.0]
     last = [a for t, a in zip(times, arrivals) if t >= 900.0]
@@ -843,14 +784,14 @@ def fanouts(times: list[float], size: int = 8, within: float = 0.1) -> list[tupl
     return groups
 
 
-def test_research_fanout_starts_subagents_together_and_their_turns_follow(set9_arrivals):
+def test_research_fanout_starts_subagents_together_and_their_turns_follow(set_arrivals):
     """Chat at 6 req/s plus research queries at 0.25/s: the lead's plan, then 1, 2-4 or 10-16 subagents started
     within 50 ms, each 1-5 turns ~12 s apart, then the synthesis and the citation pass. On seeds 0-15: 9.8-11.1
     req/s; 39-60 fan-outs of 8 or more requests within 0.1 s (the complex queries': 45 expected; a Poisson trace at
     this rate has ~1), their prompts at a median of 1,890-2,050 tokens (the subagents' briefs: lognormal, median
     2,000); the minute after a fan-out holds 19-84 more requests than the minute before it, on average (the
     subagents' later turns: ~45 expected); count dispersion 1.6-1.9 at 1 s and 5.3-17.5 at 60 s (Poisson: 1)."""
-    arrivals = set9_arrivals["research-fanout.csv"]
+    arrivals = set_arrivals(9)["research-fanout.csv"]
     times, seconds, _ = shifted("research-fanout", arrivals, unseen.set9_trace)
     assert 9.0 <= len(times) / seconds <= 12.0
     groups = fanouts(times)
