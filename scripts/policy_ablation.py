@@ -61,10 +61,11 @@ Prints, per workload, each variant's SLO attainment (TTFT and TPOT), TTFT-only a
 GPU-seconds and TTFT p99 on the evaluation window: mean and min-max over the seeds; the TTFT p99
 of served requests (from their first attempt: a request refused and served on retry carries the
 wait) and of admitted attempts (from the attempt admitted to its first token: what shedding
-controls); and, when no-shedding ran too, the seeds on which it beats the variant.
+controls); and, when no-shedding ran too, the seeds on which it beats the variant; with
+--per-seed, each seed's attainment and GPU-seconds under each variant's row.
 
     python scripts/policy_ablation.py [--workload standard-burst ...] [--trace FILE ...] [--seeds 5]
-        [--knob 0.8] [--jobs 2] [--only slo-scaler,slo-scaler-no-shedding]
+        [--knob 0.8] [--jobs 2] [--only slo-scaler,slo-scaler-no-shedding] [--per-seed]
 
 `--knob` runs every variant at that targetUtilization instead of the default (a tuned point, say);
 `--trace` adds trace files (scripts/unseen_traces.py writes three a set), scored the same way.
@@ -397,6 +398,7 @@ def main() -> None:
                         help="an Azure CSV or Mooncake JSONL trace, as `slo-scaler bench --trace` reads it (repeatable)")
     parser.add_argument("--knob", type=float, help="targetUtilization for ours and every variant (default: ours' default)")
     parser.add_argument("--only", help="comma-separated variants to run (default: all)")
+    parser.add_argument("--per-seed", action="store_true", help="also print each seed's attainment and GPU-seconds")
     args = parser.parse_args()
     if args.knob is not None and not 0 < args.knob <= 1:
         parser.error(f"--knob: expected a targetUtilization in (0, 1], got {args.knob:g}")
@@ -453,6 +455,9 @@ def main() -> None:
             print(f"{name:15s} {policy:24s} {statistics.fmean(slo):7.1%} ({min(slo):.1%}-{max(slo):.1%}) "
                   f"{statistics.fmean(ttft):9.1%} {statistics.fmean(gpu):9,.0f} ({min(gpu):,.0f}-{max(gpu):,.0f}) "
                   f"{served:>31s}  {beaten}", flush=True)
+            if args.per_seed:
+                print(" " * 16 + "  ".join(f"seed {seed}: {score.slo_attainment:.2%} / {score.gpu_seconds:,.0f}"
+                                           for seed, score in zip(seeds, scores)), flush=True)
 
 
 if __name__ == "__main__":

@@ -49,3 +49,21 @@ def test_floor_one_deploys_min_replicas_1_where_ours_deploys_renders_floor(ablat
     assert ours.keda.hpa.min_replicas == ours.floor > 1  # 40 req/s: render's floor is above 1
     assert bare.keda.hpa.min_replicas == bare.min_replicas == 1
     assert bare.initial_replicas() == ctx.sizing.initial
+
+
+def test_decision_timeline_counts_every_request_once_and_runs_the_ablation_variants(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("decision_timeline", SCRIPT.parent / "decision_timeline.py")
+    timeline = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timeline)
+    trace = azure_trace(tmp_path / "burst.csv")
+    sent = len(trace.read_text().splitlines()) - 1
+    assert timeline.main(["--trace", str(trace), "--by", "10", "--requests", "40", "50",
+                          "--variant", "ours-floor-one"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "ours-floor-one" in lines[0] and "minReplicas 1" in lines[0]
+    rows = [line.split() for line in lines[2:] if "|" in line]
+    assert sum(int(row[1]) for row in rows) == sent  # every request in one window
+    assert [float(row[0]) for row in rows] == sorted(float(row[0]) for row in rows)
+    finished = int(next(line for line in lines if line.startswith("requests that arrived")).rsplit(" ", 1)[1])
+    met, missed = (int(line.split(":")[1].split(",")[0]) for line in lines if line.startswith(("  met", "  missed")))
+    assert met + missed == finished > 0

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Ours' decisions beside what the requests met, per window of arrival time: one run of the bench.
+
+    python scripts/decision_timeline.py --trace DIR/micro-batches.csv --seed 0 --knob 0.6 --variant ours-floor-one --by 20
+    python scripts/decision_timeline.py --workload azure-code --seed 0 --knob 0.5 --by 30 --requests 2160 2190
+
+One run of ours on the workload built for the seed (the bench's protocol: scaler.sim.sweep's
+workload and context), or of one of `scripts/policy_ablation.py`'s variants (`--variant
+ours-floor-one`: without `render`'s floor; `--variant ours-no-prefill-bursts`: without the prompt-token
+burst history). Per window of
+--by seconds: the requests that arrived and their prompt tokens (thousands), those that missed the TTFT
+SLO and those that met it but missed the TPOT SLO; and ours' decisions in the window: the ready
+replicas (min-max), the most starting, the need (min-max), the largest demand, the burst window that
+set the need (0: none), the most deferred, the prompt-token burst's replicas, and the states (G, Y, R).
+
+With --requests FROM TO, the requests that arrived in [FROM, TO) and finished: how many met the TPOT
+SLO and how many missed it, with the median output tokens, prompt tokens and TPOT of each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from policy_ablation import VARIANTS  # noqa: E402
+from scaler.sim.policies.slo_scaler import SloScaler  # noqa: E402
+from scaler.sim.setup import Setup  # noqa: E402
+from scaler.sim.simulation import simulate  # noqa: E402
+from scaler.sim.sweep import context  # noqa: E402
+from scaler.sim.workload import WORKLOADS, build, trace_file  # noqa: E402
+
+
+POLICIES = {SloScaler.name: SloScaler, **{variant.name: variant for variant in VARIANTS}}
+
+
+class _Logging:
+    """Mixed into ours or a variant: keeps each new decision (the simulator asks for one per tick)."""
+
+    def __init__(self, ctx, knob_value):
+        super().__init__(ctx, knob_value)
+        self.decisions = []
+
+    def control(self, now, view):
+        replicas = super().control(now, view)
+        if self.decision is not None and (not self.decisions or self.decisions[-1] is not self.decision):
+            self.decisions.append(self.decision)
+        return replicas
+
+
+def _span(values, fmt: str = "{:.1f}") -> str:
+    return f"{fmt.format(min(values))}-{fmt.format(max(values))}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--workload", choices=WORKLOADS)
+    where.add_argument("--trace", type=Path, help="an Azure CSV or Mooncake JSONL trace")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--knob", type=float, help="targetUtilization (default: ours' default)")
+    parser.add_argument("--variant", choices=POLICIES, default=SloScaler.name,
+                        help="ours, or one of scripts/policy_ablation.py's variants")
+    parser.add_argument("--by", type=float, default=20.0, help="seconds of arrival time per printed window")
+    parser.add_argument("--requests", type=float, nargs=2, metavar=("FROM", "TO"),
+                        help="summarise the TPOT of the requests that arrived in [FROM, TO)")
+    args = parser.parse_args(argv)
+    if args.trace is not None and not args.trace.is_file():
+        parser.error(f"--trace {args.trace}: no such file")
+    if args.knob is not None and not 0 < args.knob <= 1:
+        parser.error(f"--knob: expected a targetUtilization in (0, 1], got {args.knob:g}")
+    if not args.by > 0:
+        parser.error(f"--by: expected seconds > 0, got {args.by:g}")
+    if args.requests is not None and not args.requests[0] < args.requests[1]:
+        parser.error(f"--requests: expected FROM < TO, got {args.requests[0]:g} {args.requests[1]:g}")
+
+    setup = replace(Setup(), seed=args.seed)
+    workload = trace_file(args.trace, setup, args.seed) if args.trace else build(args.workload, setup, args.seed)
+    ctx = context(workload, setup, args.seed)
+    policy = type("Logged", (_Logging, POLICIES[args.variant]), {})(ctx, args.knob)
+    requests = simulate(workload, policy, setup).requests
+    ttft_slo, tpot_slo = setup.ttft_slo_s, setup.tpot_slo_s
+    print(f"{workload.name}, {args.variant}, seed {args.seed}, targetUtilization {policy.knob_value:g}, minReplicas "
+          f"{policy.min_replicas}; capacity {ctx.calibration.capacity_rps:.2f} req/s, safe concurrency "
+          f"{ctx.calibration.safe_concurrency}, prefill {ctx.calibration.prefill_velocity:,.0f} tokens/s; "
+          f"tuning window ends at {ctx.tune_end_s:.0f} s")
+
+    arrived = defaultdict(lambda: [0, 0, 0, 0])  # requests, prompt tokens, TTFT misses, TPOT-only misses
+    for r in requests:
+        row = arrived[int(r.arrival.time // args.by)]
+        ttft_miss = r.ttft is None or r.ttft > ttft_slo
+        row[0] += 1
+        row[1] += r.arrival.prompt_tokens
+        row[2] += ttft_miss
+        row[3] += not ttft_miss and tpot_slo is not None and r.tpot is not None and r.tpot > tpot_slo
+    decided = defaultdict(list)
+    for d in policy.decisions:
+        decided[int(d.time // args.by)].append(d)
+    print(f"{'from s':>7} {'req':>5} {'ktok':>6} {'TTFT miss':>9} {'TPOT miss':>9} | {'ready':>5} {'start':>5} "
+          f"{'need':>10} {'demand':>6} {'burst w':>7} {'defer':>5} {'prefill':>7} states")
+    for b in sorted(set(arrived) | set(decided)):
+        n, tokens, ttft_missed, tpot_missed = arrived.get(b, (0, 0, 0, 0))
+        left = f"{b * args.by:7.0f} {n:5d} {tokens / 1000:6.0f} {ttft_missed:9d} {tpot_missed:9d}"
+        ds = decided.get(b)
+        if not ds:
+            print(left + " | -")
+            continue
+        states = "".join(s for s in "GYR" if any(d.state.value.startswith(s) for d in ds))
+        print(f"{left} | {_span([d.ready_replicas for d in ds], '{:d}'):>5} {max(d.starting_replicas for d in ds):5d} "
+              f"{_span([d.need for d in ds]):>10} {max(d.demand for d in ds):6.1f} "
+              f"{max(d.burst_window_s for d in ds):7.0f} {max(d.deferred for d in ds):5.1f} "
+              f"{max(d.prefill_burst for d in ds):7.1f} {states}")
+
+    if args.requests is not None:
+        low, high = args.requests
+        done = [r for r in requests if low <= r.arrival.time < high and r.tpot is not None]
+        print(f"requests that arrived in [{low:g}, {high:g}) s and finished: {len(done)}")
+        for label, group in (("met the TPOT SLO", [r for r in done if r.tpot <= tpot_slo]),
+                             ("missed it", [r for r in done if r.tpot > tpot_slo])):
+            if group:
+                outputs = [r.arrival.max_tokens for r in group]
+                print(f"  {label}: {len(group)}, output {statistics.median(outputs):g} tokens (median; "
+                      f"{_span(outputs, '{:d}')}), prompt {statistics.median(r.arrival.prompt_tokens for r in group):g}, TPOT "
+                      f"{statistics.median(r.tpot for r in group):.3f} s (range {_span([r.tpot for r in group], '{:.3f}')})")
+            else:
+                print(f"  {label}: 0")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
