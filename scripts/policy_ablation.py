@@ -359,6 +359,18 @@ class NoPrefillBursts(Variant):
     patch = (headroom, "prefill_replicas", lambda history, **rest: (0.0, 0.0))
 
 
+class WindowTrendOnly(Variant):
+    """The forecast's trend read over the rate window only, not over the scale-up horizon too."""
+    name = "ours-window-trend-only"
+    patch = (headroom, "trend", lambda history, now, span_s: 0.0)
+
+
+class PoissonHorizonTrend(Variant):
+    """The horizon's trend tested against Poisson noise alone (the first version, tried)."""
+    name = "ours-poisson-horizon-trend"
+    patch = (headroom, "_dispersion", lambda marks, start, end, rate: 1.0)
+
+
 class ShortBurstMemory(Variant):
     """Bursts forgotten with a 5-minute half-life instead of 20 minutes."""
     name = "ours-short-burst-memory"
@@ -369,7 +381,7 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             TtftOnlySlots, QuarterBurstSlots, FullBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
-            NoPrefillBursts)
+            NoPrefillBursts, WindowTrendOnly, PoissonHorizonTrend)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

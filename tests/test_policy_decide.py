@@ -209,6 +209,63 @@ def test_arrival_trend_counts_only_when_it_stands_out_of_poisson_noise():
     assert rising.arrival_trend_rps2 > 2.0
 
 
+def test_a_slow_rise_from_a_low_rate_is_forecast_over_the_scale_up_horizon():
+    # 2/s for two minutes, then rising by 0.1/s every second. Over the 10 s window the halves differ
+    # by 0.5/s, under 3 sigma of their Poisson noise (5.2/s): no trend there. Over the 60 s scale-up
+    # horizon they differ by 3/s against 1.7/s: the forecast counts the rise, 0.1/s per second.
+    scenario, total = Scenario(BASE), 0.0
+    for t in range(180):
+        rate = 2.0 + 0.1 * max(0, t - 120)
+        total += rate
+        decision = scenario.tick(waiting=0, running=4, ready=2, completions_per_s=rate, arrivals_total=total)
+    assert scenario.window.rates().arrival_trend_rps2 == 0.0
+    per_replica = 5.0 * 0.8
+    assert decision.need == pytest.approx((decision.arrival_rps + 0.1 * 60) / per_replica, rel=0.02)
+
+
+def test_the_horizon_trend_ignores_noise_falls_and_a_history_shorter_than_the_horizon():
+    from scaler.policy import headroom
+
+    rng, history, total = random.Random(3), headroom.BurstHistory(), 0.0
+    for t in range(600):
+        total += _poisson(rng, 10.0)
+        history = headroom.observe(history, float(t), total, 0.0, 60.0)
+        assert headroom.trend(history, float(t), 60.0) == 0.0, t  # flat Poisson: never a rise
+    falling = headroom.BurstHistory()
+    for t, arrived in enumerate(range(0, 6000, 100)):  # 100/s, then nothing
+        falling = headroom.observe(falling, float(t), float(min(arrived, 3000)), 0.0, 60.0)
+    assert headroom.trend(falling, 59.0, 60.0) == 0.0
+    short = headroom.BurstHistory()
+    for t in range(30):
+        short = headroom.observe(short, float(t), float(t * t), 0.0, 60.0)  # a steep rise, 30 s of it
+    assert headroom.trend(short, 29.0, 60.0) == 0.0 and headroom.trend(short, 29.0, 20.0) > 1.0
+
+
+def test_a_rise_in_a_stream_that_comes_in_clumps_must_beat_the_clumps_spread():
+    from scaler.policy import headroom
+
+    def history(arrivals_at):
+        h, total = headroom.BurstHistory(), 0.0
+        for t in range(200):
+            total += arrivals_at(t)
+            h = headroom.observe(h, float(t), total, 0.0, 60.0)
+        return headroom.trend(h, 199.0, 60.0)
+
+    # 10/s, then 13/s over the last 30 s: Poisson noise on 30 s halves is 0.88/s, so a smooth
+    # stream's rise of 3/s is a trend; the same rates in clumps every 5 s (50, then 65) spread
+    # 40 times as wide as Poisson's, and the same rise is within their noise.
+    assert history(lambda t: 13.0 if t >= 170 else 10.0) == pytest.approx(3.0 / 30, rel=0.05)
+    assert history(lambda t: (65.0 if t >= 170 else 50.0) if t % 5 == 0 else 0.0) == 0.0
+
+
+def _poisson(rng: random.Random, mean: float) -> int:
+    threshold, k, p = math.exp(-mean), 0, rng.random()
+    while p > threshold:
+        k += 1
+        p *= rng.random()
+    return k
+
+
 def test_a_burst_is_shed_only_once_requests_admitted_now_would_miss():
     # 103 running on 3 replicas, nothing waiting, arrivals 3/s above the completion rate: they
     # fill free batch slots. With 100 slots a replica, 60 s of it fits (the simulator's finding,

@@ -235,7 +235,8 @@ def _peak_wait(est: Estimate, prediction: Prediction) -> float:
 def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory, prompt_bursts: headroom.BurstHistory,
           slow_need: float) -> tuple[float, float, float, float]:
     """Replica-equivalents the SLO needs once capacity asked for now is ready: the sustained rate
-    at the target utilisation (with the trend over the horizon and the queue spread over it), the
+    at the target utilisation (with the trend, over the rate window or the scale-up horizon,
+    projected over the horizon, and the queue spread over it), the
     replicas that keep the time per output token within its SLO (measured, or read from how full
     the batches are, or from the share of requests that missed it: `slow_need`), or the largest
     recent burst the ready replicas must absorb (in requests, or in prompt tokens their prefill
@@ -251,7 +252,9 @@ def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory, pr
         else:
             need = ready * (running + waiting) / running if waiting > 0 and running > 0 else float(ready)
         return need, need, 0.0, 0.0
-    trend = max(0.0, est.arrival_trend_rps2)
+    # The window's halves are seconds long: a rise from a low rate stays inside their Poisson noise
+    # until it is too late to answer, and over the scale-up horizon's halves it stands out sooner.
+    trend = max(0.0, est.arrival_trend_rps2, headroom.trend(bursts, est.time, est.scale_up_s))
     forecast = min(lam + trend * est.scale_up_s, MAX_FORECAST_GROWTH * lam) if lam > 0 else 0.0
     backlog_rps = est.waiting / max(config.backlog_drain_ratio * budget, est.scale_up_s)
     per_replica = capacity * config.target_utilization

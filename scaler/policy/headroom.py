@@ -21,7 +21,9 @@ last request has waited out the TTFT budget B:
 
 A_w (T_w) is the largest count of arrivals (prompt tokens) seen in any w seconds, forgotten with a half-life
 (HISTORY_HALF_LIFE_S), so a model learns its own burstiness online and lets go of one it no
-longer shows. Pure functions of numbers and a small frozen state.
+longer shows. The same marks give the trend over the scale-up horizon, whose halves are long
+enough for a rise from a low rate to stand out of the noise before the capacity it needs is late
+(`trend`). Pure functions of numbers and a small frozen state.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ import math
 from bisect import bisect_left
 from dataclasses import dataclass
 from operator import itemgetter
+
+from scaler.policy.signals import TREND_MIN_Z
 
 # Window lengths (s) over which bursts are counted; those longer than L are not needed (capacity
 # asked for at a burst's start lands by then) and L itself is always counted.
@@ -91,6 +95,42 @@ def _count_since(marks: list[tuple[float, float]], since: float, arrived: float)
     (t0, a0), (t1, a1) = marks[i - 1], marks[min(i, len(marks) - 1)]
     at = a0 if t1 <= t0 else a0 + (a1 - a0) * (since - t0) / (t1 - t0)
     return arrived - at
+
+
+def trend(history: BurstHistory, now: float, span_s: float) -> float:
+    """The rise in arrival rate per second over the last `span_s` seconds (the late half's rate
+    minus the early half's, over half the span), kept only when it stands out of the two halves'
+    noise by TREND_MIN_Z; 0 while the history does not reach back that far, or for a fall.
+
+    The noise is Poisson's made larger by each half's index of dispersion (the spread of its counts
+    between marks against their mean): a stream that comes in clumps shows rises and falls of its
+    own that no trend makes, and Poisson's test would read them as one."""
+    half = span_s / 2
+    if half <= 0:
+        return 0.0
+    marks = list(history.marks)
+    late = _count_since(marks, now - half, history.arrived)
+    both = _count_since(marks, now - span_s, history.arrived)
+    if late is None or both is None:
+        return 0.0
+    early_rps, late_rps = (both - late) / half, late / half
+    variance = (early_rps * _dispersion(marks, now - span_s, now - half, early_rps)
+                + late_rps * _dispersion(marks, now - half, now, late_rps)) / half
+    if variance <= 0 or late_rps - early_rps < TREND_MIN_Z * math.sqrt(variance):
+        return 0.0
+    return (late_rps - early_rps) / half
+
+
+def _dispersion(marks: list[tuple[float, float]], start: float, end: float, rate: float) -> float:
+    """The index of dispersion of the counts between consecutive marks within [start, end] about
+    `rate` (their squared deviations over their expected counts), never under Poisson's 1."""
+    deviation = expected = 0.0
+    for (t0, a0), (t1, a1) in zip(marks, marks[1:]):
+        if t0 >= start - 1e-9 and t1 <= end + 1e-9:
+            mean = rate * (t1 - t0)
+            deviation += (a1 - a0 - mean) ** 2
+            expected += mean
+    return max(1.0, deviation / expected) if expected > 0 else 1.0
 
 
 def burst_replicas(history: BurstHistory, *, running: float, capacity_rps: float | None, slots: float | None,
