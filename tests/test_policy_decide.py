@@ -219,8 +219,12 @@ def test_a_slow_rise_from_a_low_rate_is_forecast_over_the_scale_up_horizon():
         total += rate
         decision = scenario.tick(waiting=0, running=4, ready=2, completions_per_s=rate, arrivals_total=total)
     assert scenario.window.rates().arrival_trend_rps2 == 0.0
-    per_replica = 5.0 * 0.8
-    assert decision.need == pytest.approx((decision.arrival_rps + 0.1 * 60) / per_replica, rel=0.02)
+    assert decision.arrival_forecast_rps == pytest.approx(decision.arrival_rps + 0.1 * 60, rel=0.02)
+    assert decision.need == pytest.approx(decision.arrival_forecast_rps / (5.0 * 0.8))
+    assert any("arrivals rising 0.100/s per s over the last 60s" in note for note in decision.notes), decision.notes
+    before = scenario.decisions[119]  # flat until then: the forecast is the rate, and no note
+    assert before.arrival_forecast_rps == before.arrival_rps
+    assert not any("arrivals rising" in note for note in before.notes)
 
 
 def test_the_horizon_trend_ignores_noise_falls_and_a_history_shorter_than_the_horizon():

@@ -102,6 +102,7 @@ class Decision:
     deferred: float = 0.0  # replicas the demand holds back: recent excursions like this one ended before they could land
     burst_window_s: float = 0.0  # the window the burst that sets the headroom was seen over (0: none)
     prefill_burst: float = 0.0  # replicas whose prefill clears the largest recent burst of prompt tokens
+    arrival_forecast_rps: float = 0.0  # arrivals one scale-up latency ahead: the rate plus its rise (the sustained need's)
     slots: float | None = None  # S: requests one replica's batch holds within the SLO (None: not known)
     drain_rps: float = 0.0  # r0: how fast the queue drains (admission projects it between decisions)
     tpot_slow_share: float | None = None  # recently finished requests over the TPOT SLO (None: not counted)
@@ -137,7 +138,11 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     slow = slow_tokens.observe(state.slow, now, snap.tpot_slow_total, snap.tpot_finished_total, est.ready,
                                overloaded=state.state is not State.GREEN, stay_s=stay)
     slow_need = slow_tokens.replicas(slow, est.arrival_rps)
-    need, seen, burst_window, prefill_burst = _need(config, est, bursts, prompt_bursts, slow_need)
+    forecast, horizon_rise = _forecast(est, bursts)
+    if horizon_rise:
+        notes.append(f"arrivals rising {horizon_rise:.3f}/s per s over the last {est.scale_up_s:.0f}s, beyond the "
+                     f"rate window's noise: {forecast:.2f}/s forecast one scale-up latency ahead")
+    need, seen, burst_window, prefill_burst = _need(config, est, forecast, bursts, prompt_bursts, slow_need)
     if prefill_burst and prefill_burst >= need:
         notes.append(f"the largest recent burst of prompt tokens (over {burst_window:.0f}s) needs "
                      f"{prefill_burst:.2f} replicas' prefill")
@@ -181,7 +186,8 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         completion_rps=est.completion_rps, arrival_rps=est.arrival_rps, capacity_rps=est.capacity_rps,
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
         ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need, deferred=deferred,
-        burst_window_s=burst_window, prefill_burst=prefill_burst, demand=demand, pressure=pressure,
+        burst_window_s=burst_window, prefill_burst=prefill_burst, arrival_forecast_rps=forecast, demand=demand,
+        pressure=pressure,
         admission_rps=admission,
         slots=est.slots, drain_rps=est.drain_rps, tpot_slow_share=slow.share if slow.totals is not None else None,
         retry_after_s=retry, state_changed=changed, previous_state=state.state if changed else None,
@@ -232,11 +238,24 @@ def _peak_wait(est: Estimate, prediction: Prediction) -> float:
                      est.scale_up_s, absorb=est.slots or 0.0, max_arrival_rps=MAX_FORECAST_GROWTH * lam)
 
 
-def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory, prompt_bursts: headroom.BurstHistory,
-          slow_need: float) -> tuple[float, float, float, float]:
+def _forecast(est: Estimate, bursts: headroom.BurstHistory) -> tuple[float, float]:
+    """Arrivals per second one scale-up latency ahead (the rate plus its rising trend over the
+    horizon, at most MAX_FORECAST_GROWTH x the rate), and the trend over the scale-up horizon where
+    it is what rises (0 otherwise). The rate window's halves are seconds long: a rise from a low
+    rate stays inside their Poisson noise until it is too late to answer, and over the horizon's
+    halves it stands out sooner (the burst history's marks, headroom.trend)."""
+    lam, window_rise = est.arrival_rps, max(0.0, est.arrival_trend_rps2)
+    horizon_rise = headroom.trend(bursts, est.time, est.scale_up_s)
+    trend = max(window_rise, horizon_rise)
+    forecast = min(lam + trend * est.scale_up_s, MAX_FORECAST_GROWTH * lam) if lam > 0 else 0.0
+    return forecast, (horizon_rise if horizon_rise > window_rise and forecast > lam else 0.0)
+
+
+def _need(config: PolicyConfig, est: Estimate, forecast: float, bursts: headroom.BurstHistory,
+          prompt_bursts: headroom.BurstHistory, slow_need: float) -> tuple[float, float, float, float]:
     """Replica-equivalents the SLO needs once capacity asked for now is ready: the sustained rate
-    at the target utilisation (with the trend, over the rate window or the scale-up horizon,
-    projected over the horizon, and the queue spread over it), the
+    at the target utilisation (the `forecast` one scale-up latency ahead, with the queue spread over
+    the horizon), the
     replicas that keep the time per output token within its SLO (measured, or read from how full
     the batches are, or from the share of requests that missed it: `slow_need`), or the largest
     recent burst the ready replicas must absorb (in requests, or in prompt tokens their prefill
@@ -252,10 +271,6 @@ def _need(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory, pr
         else:
             need = ready * (running + waiting) / running if waiting > 0 and running > 0 else float(ready)
         return need, need, 0.0, 0.0
-    # The window's halves are seconds long: a rise from a low rate stays inside their Poisson noise
-    # until it is too late to answer, and over the scale-up horizon's halves it stands out sooner.
-    trend = max(0.0, est.arrival_trend_rps2, headroom.trend(bursts, est.time, est.scale_up_s))
-    forecast = min(lam + trend * est.scale_up_s, MAX_FORECAST_GROWTH * lam) if lam > 0 else 0.0
     backlog_rps = est.waiting / max(config.backlog_drain_ratio * budget, est.scale_up_s)
     per_replica = capacity * config.target_utilization
     sustained = (forecast + backlog_rps) / per_replica

@@ -21,6 +21,8 @@ DECISION_GAUGES = (
     ("starting_replicas", "Replicas asked for or seen starting, not yet ready.", lambda d: d.starting_replicas),
     ("arrival_rate", "Estimated arrivals, requests per second (exact when the RLS counts them).",
      lambda d: d.arrival_rps),
+    ("arrival_forecast_rate", "Arrivals forecast one scale-up latency ahead, requests per second: the rate plus "
+     "its rise over the rate window or the scale-up horizon, at most 3x the rate.", lambda d: d.arrival_forecast_rps),
     ("completion_rate", "Completions, requests per second.", lambda d: d.completion_rps),
     ("replica_capacity", "Requests per second one replica completes (configured, learned or prior).",
      lambda d: d.capacity_rps),
