@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from scaler.server.metrics import DECISION_GAUGES
+
 REPO = Path(__file__).resolve().parents[1]
 DASHBOARD = REPO / "manifests" / "dashboards" / "slo-scaler.json"
 VLLM_CAPTURE = Path(__file__).parent / "fixtures" / "vllm" / "metrics_sample_0.29.0.txt"
-SLO_SCALER = {  # the scaler's contract (scaler/server/metrics.py, scaler/rls/metrics.py)
-    "slo_scaler_state", "slo_scaler_pressure", "slo_scaler_demand_replicas", "slo_scaler_ready_replicas",
-    "slo_scaler_starting_replicas", "slo_scaler_estimated_wait_seconds", "slo_scaler_ttft_budget_seconds",
-    "slo_scaler_rls_decisions_total", "slo_scaler_arrival_rate", "slo_scaler_completion_rate",
-}
+# the scaler's contract: a gauge per decision field (scaler/server/metrics.py), the one-hot state and
+# the RLS's decisions (scaler/rls/metrics.py)
+SLO_SCALER = {f"slo_scaler_{name}" for name, _, _ in DECISION_GAUGES} | {"slo_scaler_state", "slo_scaler_rls_decisions_total"}
 KUBE_STATE = {"kube_deployment_spec_replicas", "kube_deployment_status_replicas_ready"}
 METRIC = re.compile(r"\b([a-z_]+:[a-z_:]+|slo_scaler_[a-z_]+|kube_[a-z_]+)\s*[{\[(]")
 
