@@ -434,9 +434,84 @@ cited from memory.
   1.6-1.9 at 1 s, 1.9-4.9 at 10 s, 5.3-17.5 at 60 s. Where agent-sessions chains one agent's calls one after
   another, a query here fans out into simultaneous branches that join for the report.
 
+Set 10 (`--set 10`): three more shapes, 20 minutes each, chosen from published descriptions of traffic without running
+any policy on them or reading any policy's result on sets 1-9 (beyond the remarks in this docstring); the set is held
+out, designed blind, for a policy change fixed before it is run. "Ours" and "SOURCES.md" mark the same as in set 4.
+Read this session, through a search of stored copies: the pages and pull requests cited below, in excerpts or
+summaries as said; also seen in search results and not used: answers on Azure OpenAI's rate limits (a shape not taken,
+a tenant held at its token quota) and pages on synchronised client demand and jitter. Nothing here is cited from
+memory.
+
+- `viral-growth.csv` (~10.2 requests/s over the trace; 8.9-11.0 on seeds 0-15): a feature going viral, its new users
+  bringing more new users, so the rate grows by a constant factor a minute and does not level off within the trace.
+  When image generation reached ChatGPT's free users, Sam Altman posted "we added one million users in the last hour",
+  against five days for the first million at its launch, and that "our GPUs are melting", with rate limits to follow
+  (quoted by mspoweruser.com, livemint.com and windowscentral.com, read in excerpts). Such growth is described by the
+  viral coefficient, k = invitations sent per user x their conversion rate, growth accelerating exponentially when k
+  exceeds 1 (thetimesclock.com/technology/12/2025/viral-and-explosive-growth, read in an excerpt). Here: the existing
+  users send Poisson at 3 requests/s; from a seeded onset in minute 1-2, 70 first users arrive within a minute (those
+  who saw the first post); each new user sends 2 invitations, each accepted with probability 0.65 (k = 1.3), the
+  invitee arriving a lognormal time (median 90 s, sigma 0.5) after the inviter (trying the feature, posting the
+  result, being seen); each new user sends a geometric number of requests (mean 2) at lognormal gaps (median 20 s,
+  sigma 0.7); all ours. A branching process with these figures grows at the rate r with 1.3 E[exp(-r x delay)] = 1:
+  doubling every 4.3 minutes. On seeds 0-15: the first minute at 2.6-3.4 requests/s and the last 3 minutes at 18-24;
+  the new users' requests per minute from minute 7 on fit an exponential doubling every 4.0-4.8 minutes (residual sd
+  of the log 0.03-0.08), each 3 minutes holding 1.46-1.78x the 3 before, as many late as early (a linear rise between
+  the same ends gives 1.64x early and 1.28x late); the request count varies by ~6% (sd) from seed to seed, as a
+  branching process's size does. Lengths: the conversation trace's, as in steady-cox. Where ramp-and-spikes,
+  morning-ramp and monday-rise rise along set curves that flatten, and contagion-bursts' self-excitation dies out
+  (branching ratio 0.4), this one's offspring mean is above 1: it accelerates to the end.
+- `deadline-rush.csv` (~7.6 requests/s; 7.5-7.8 on seeds 0-15): an assignment deadline on a learning platform that
+  grades each submission with the model as it arrives. On EdTech platforms "an assignment is due at midnight, and ...
+  a huge share of students submit in the final ten minutes", a submission being "often a trigger for grading or
+  plagiarism checks"; "the load is shaped like a wall instead of a ramp", a platform seen to "sit flat for six hours
+  and then take its entire write volume for the day inside about two minutes" (geminatesolutions.com, "The 5 Scaling
+  Walls Every EdTech Platform Hits" and "Submission Floods: Queue-Based Architecture for EdTech Platforms", read in
+  excerpts). LMS integrations trigger the AI grading service from a webhook when a student submits, applying the
+  rubric to produce a score and structured feedback (inferensys.com, "AI automated grading for LMS assignments", read
+  in an excerpt); grading drafts give a score and justification per criterion and 2-4 comments (grow2.ai, "AI essay
+  grading + feedback drafts", read in an excerpt); and LLM usage follows the academic calendar (OpenRouter's ChatGPT
+  tokens peaking in finals week and halving in June, Futurism as summarised by sherwood.news, read in an excerpt). The
+  posts recommend a queue between submission and grading; this platform grades on submission, so the wall reaches the
+  model. Here: other traffic Poisson at 4 requests/s with the conversation trace's lengths; submissions Poisson at 25
+  x 60 s / (time to the deadline + 60 s) requests/s, a hyperbola reaching 25 at a seeded deadline in minutes 14-16
+  (86% of the last 15 minutes' submissions in the final 10, 40% in the final 2), then late ones, 5% as many, decaying
+  with a 60-s time constant (all ours). A submission's prompt is a rubric and instructions (lognormal, median 900
+  tokens, sigma 0.2) and the essay (median 1,800, sigma 0.5), its feedback median 450 (sigma 0.4); all ours. On seeds
+  0-15: the deadline found from the requests alone (the second whose 10 s before most exceed its 10 s after) within 1
+  s of the generator's; the 10 s after it hold 0.22-0.35x the 10 s before (258-285 requests); the submissions
+  (requests above 4/s) grow 1.22-1.89x from the 4 minutes 12-8 minutes before the deadline to the next 4, then
+  2.49-3.09x to the last 4 (an exponential rise grows by the same factor each time); the final 2 minutes hold
+  0.39-0.43 of the last 14 minutes' submissions; 2-4 minutes after the deadline 3.8-4.5 requests/s; prompts at a
+  median of ~2,400 tokens in the final 2 minutes, ~1,050 after. Where flash-crowd and hot-template surge at once and
+  decay, this rises slowly and ever faster, then stops at once. The timestamps still start at 09:00:00.
+- `lockstep-echoes.csv` (~10.2 requests/s; 10.1-10.3 on seeds 0-15): clients that call the model in a loop, knocked
+  into step by a stall and then echoing it every cycle, less each time. Polling written as "wait_for_response();
+  sleep(30 seconds); poll_again()" puts clients in lockstep: "if backend latency spikes temporarily, clients 'sync up'
+  accidentally, they all wait, then retry together", and the backend sees "0, 0, 10,000 requests in one second"; the
+  fix is jitter, "30s +- 3s" (arkhurst.xyz, "When Clients Sneak Attack Your Backend, Lockstep vs Staggered Polling",
+  read whole in a stored copy). Such loops call LLMs: an agent runtime's background summarizer "forked its entire
+  transcript into a fresh LLM call every 30s", even for idle agents with an unchanged transcript
+  (github.com/tetsuo-ai/agenc-core pull request 1582, which raised the interval to 120 s), for "3-5 word activity
+  summaries" shown on a dashboard (github.com/sipyourdrink-ltd/bernstein pull request 227); whether those timers run
+  after the reply, as in the lockstep article, is not said in what was read. Here: other traffic Poisson at 3
+  requests/s with the conversation trace's lengths; 240 clients (ours) each call, wait for the reply (lognormal,
+  median 2 s, sigma 0.8: mean 2.75 s; ours), sleep 30 s and call again, started out of step; at a seeded time in
+  minutes 4-7 no reply makes progress for 40 s (ours), so each client makes one more call and waits, and all are
+  released together; each call sends the client's fixed transcript (lognormal, median 6,000 tokens, sigma 0.5) for a
+  summary of median 8 tokens (sigma 0.3; ours). A cycle is 32.75 s on average, so the clients send 7.3 requests/s out
+  of step; after the stall they fall silent for ~40 s (the stall's end and the sleep), return within a few seconds
+  together, and each cycle the spread of reply times widens the echo. On seeds 0-15: the first 4 minutes 10.2-10.5
+  requests/s with 1 s dispersion 0.85-1.08; the busiest 5 s (at 313-453 s) hold 207-229 requests, the 30 s before them
+  2.4-3.7 requests/s; the 1 s counts of the next 3 minutes autocorrelate best at a lag of 31-32 s (0.64-0.71) with
+  dispersion 7.5-10.0, those of the last 3 minutes 0.84-1.56; the busiest 5 s near each echo fall from 164-197
+  requests at the first to 65-97 at the twelfth (the 5 s mean: ~52). Where cron-minutes fires on the clock and
+  micro-batches sends paced waves every 2 minutes for ever, these echoes come at the clients' own cycle, start from a
+  silence, and die away.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -1478,9 +1553,139 @@ def set9_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
     raise ValueError(f"trace: expected one of {', '.join(SET9)}, got {name!r}")
 
 
+# ---- set 10 ---------------------------------------------------------------------------------------
+
+VIRAL_BASE, VIRAL_SEEDS, VIRAL_SEED_S = 3.0, 70, 60.0  # req/s of the existing users; the first new users; their spread
+VIRAL_INVITES, VIRAL_CONVERSION = 2, 0.65  # invitations each new user sends; the share accepted: k = 2 x 0.65 = 1.3
+VIRAL_GENERATION = (90.0, 0.5)  # lognormal (median, sigma): from a user's arrival to an invitee's
+VIRAL_REQUESTS, VIRAL_GAP = 2.0, (20.0, 0.7)  # mean requests a new user sends (geometric); lognormal gap between them
+
+
+def viral_users(rng: random.Random, onset: float, seconds: float) -> list[float]:
+    """The arrival times of the new users: VIRAL_SEEDS at uniform times within VIRAL_SEED_S of `onset`; each user sends
+    VIRAL_INVITES invitations, each accepted with probability VIRAL_CONVERSION, the invitee arriving a lognormal delay
+    (VIRAL_GENERATION) after the user: a supercritical branching process (mean offspring 1.3), which grows
+    exponentially. Users from `seconds` on are not followed."""
+    pending = [onset + rng.uniform(0.0, VIRAL_SEED_S) for _ in range(VIRAL_SEEDS)]
+    users = []
+    while pending:
+        t = pending.pop()
+        if t >= seconds:
+            continue
+        users.append(t)
+        for _ in range(VIRAL_INVITES):
+            if rng.random() < VIRAL_CONVERSION:
+                pending.append(t + lognormal_draw(rng, VIRAL_GENERATION))
+    return sorted(users)
+
+
+def viral_growth(rng: random.Random, seconds: float, onset: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """The existing users' Poisson traffic plus the new users', each sending a geometric number of requests (mean
+    VIRAL_REQUESTS) at lognormal gaps (VIRAL_GAP), with the conversation trace's lengths. The rows, and the new users'
+    requests per minute."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, VIRAL_BASE, 0.0, seconds)]
+    per_minute = [0] * (int(seconds // 60.0) + 1)
+    for start in viral_users(rng, onset, seconds):
+        calls = 1 + int(math.log(1.0 - rng.random()) / math.log(1.0 - 1.0 / VIRAL_REQUESTS))  # geometric
+        t = start
+        for k in range(calls):
+            if k:
+                t += lognormal_draw(rng, VIRAL_GAP)
+            lengths = conv_lengths(rng)
+            if t < seconds:
+                rows.append((t, *lengths))
+                per_minute[int(t // 60.0)] += 1
+    return sorted(rows), per_minute
+
+
+DEADLINE_BASE, DEADLINE_PEAK, DEADLINE_OFFSET_S = 4.0, 25.0, 60.0  # req/s: other traffic; submissions at the deadline
+DEADLINE_LATE, DEADLINE_LATE_S = 0.05, 60.0  # late submissions, as a share of those before the deadline; their decay
+GRADING_RUBRIC, GRADING_ESSAY, GRADING_FEEDBACK = (900.0, 0.2), (1800.0, 0.5), (450.0, 0.4)  # lognormal (median, sigma)
+
+
+def deadline_rate(deadline: float) -> Rate:
+    """The submissions' rate: DEADLINE_PEAK x DEADLINE_OFFSET_S / (time to the deadline + DEADLINE_OFFSET_S) before it
+    (a hyperbola reaching DEADLINE_PEAK at the deadline), then late ones, DEADLINE_LATE of those before the deadline
+    within the trace, decaying exponentially (time constant DEADLINE_LATE_S)."""
+    scale = DEADLINE_PEAK * DEADLINE_OFFSET_S
+    late = DEADLINE_LATE * scale * math.log((deadline + DEADLINE_OFFSET_S) / DEADLINE_OFFSET_S) / DEADLINE_LATE_S
+
+    def rate(t: float) -> float:
+        if t < deadline:
+            return scale / (deadline - t + DEADLINE_OFFSET_S)
+        return late * math.exp(-(t - deadline) / DEADLINE_LATE_S)
+    return rate
+
+
+def grading_lengths(rng: random.Random) -> tuple[int, int]:
+    """A submission graded on arrival: the rubric and instructions plus the essay in, feedback per criterion out."""
+    prompt = lognormal_draw(rng, GRADING_RUBRIC) + lognormal_draw(rng, GRADING_ESSAY)
+    return clamp(prompt, PROMPT_MAX), clamp(lognormal_draw(rng, GRADING_FEEDBACK), OUTPUT_MAX)
+
+
+def deadline_rush(rng: random.Random, seconds: float, deadline: float) -> list[tuple[float, int, int]]:
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, DEADLINE_BASE, 0.0, seconds)]
+    return sorted(rows + [(t, *grading_lengths(rng)) for t in renewal(rng, deadline_rate(deadline), seconds, 1.0)])
+
+
+POLL_BASE, POLL_CLIENTS, POLL_SLEEP_S = 3.0, 240, 30.0  # req/s of other traffic; polling clients; sleep after a reply
+POLL_REPLY, POLL_STALL_S, POLL_WARMUP_S = (2.0, 0.8), 40.0, 300.0  # lognormal reply time (median, sigma); the stall
+POLL_TRANSCRIPT, POLL_SUMMARY = (6000.0, 0.5), (8.0, 0.3)  # lognormal (median, sigma): a client's transcript; a summary
+
+
+def lockstep_polls(rng: random.Random, seconds: float, stall: float) -> list[tuple[float, int, int]]:
+    """POLL_CLIENTS clients, each in a loop: call the model, wait for the reply (lognormal, POLL_REPLY), sleep
+    POLL_SLEEP_S, call again; each started at a uniform time in its first cycle POLL_WARMUP_S before the trace. From
+    `stall` for POLL_STALL_S no reply makes progress (a call in flight then finishes that much later, a call made
+    during it a reply time after its end). Each client resends its transcript (fixed per client) for a summary of a
+    few words. Calls before the trace are dropped."""
+    cycle = POLL_SLEEP_S + POLL_REPLY[0] * math.exp(POLL_REPLY[1] ** 2 / 2.0)
+    end, rows = stall + POLL_STALL_S, []
+    for _ in range(POLL_CLIENTS):
+        prompt = clamp(lognormal_draw(rng, POLL_TRANSCRIPT), PROMPT_MAX)
+        t = -POLL_WARMUP_S + rng.uniform(0.0, cycle)
+        while t < seconds:
+            if t >= 0.0:
+                rows.append((t, prompt, clamp(lognormal_draw(rng, POLL_SUMMARY), OUTPUT_MAX)))
+            done = t + lognormal_draw(rng, POLL_REPLY)
+            if t < stall <= done:
+                done += POLL_STALL_S
+            elif stall <= t < end:
+                done = end + (done - t)
+            t = done + POLL_SLEEP_S
+    return rows
+
+
+SET10 = ("viral-growth", "deadline-rush", "lockstep-echoes")
+
+
+def set10_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; for viral-growth the existing
+    users' rate plus the realised new users' requests spread over each minute, for lockstep-echoes the other traffic's
+    rate plus the realised polling calls spread over each 10 s) of one set-10 trace, each from its own random stream."""
+    rng = random.Random(f"unseen-set10/{name}/{seed}")
+    seconds = 1200.0
+    if name == "viral-growth":
+        rows, per_minute = viral_growth(rng, seconds, rng.uniform(60.0, 120.0))
+        return rows, seconds, lambda t: VIRAL_BASE + per_minute[int(t // 60.0)] / 60.0
+    if name == "deadline-rush":
+        deadline = rng.uniform(840.0, 960.0)
+        rate = deadline_rate(deadline)
+        return deadline_rush(rng, seconds, deadline), seconds, lambda t: DEADLINE_BASE + rate(t)
+    if name == "lockstep-echoes":
+        polls = lockstep_polls(rng, seconds, rng.uniform(240.0, 420.0))
+        per_10s = [0] * (int(seconds // 10.0) + 1)
+        for t, _, _ in polls:
+            per_10s[int(t // 10.0)] += 1
+        rows = sorted(polls + [(t, *conv_lengths(rng)) for t in poisson_times(rng, POLL_BASE, 0.0, seconds)])
+        return rows, seconds, lambda t: POLL_BASE + per_10s[int(t // 10.0)] / 10.0
+    raise ValueError(f"trace: expected one of {', '.join(SET10)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
-        6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace)}
+        6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
+        10: (SET10, set10_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

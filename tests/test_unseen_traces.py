@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 9 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 10 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -236,7 +236,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
 
 
 @pytest.mark.parametrize("number, low_rps, top_rps", [(4, 6.0, 12.0), (5, 6.0, 14.0), (6, 6.0, 14.0), (7, 6.0, 14.0),
-                                                    (8, 5.0, 16.0), (9, 7.0, 13.0)])
+                                                    (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -254,17 +254,19 @@ def shifted(name: str, arrivals: list, trace=unseen.set4_trace) -> tuple[list[fl
 # Set, its traces, the generator of their expected rate and the integral's step.
 EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, unseen.set5_trace, 0.1),
                   6: (unseen.SET6, unseen.set6_trace, 0.1), 7: (unseen.SET7, unseen.set7_trace, 0.1),
-                  8: (unseen.SET8, unseen.set8_trace, 0.1), 9: (unseen.SET9, unseen.set9_trace, 0.1)}
+                  8: (unseen.SET8, unseen.set8_trace, 0.1), 9: (unseen.SET9, unseen.set9_trace, 0.1),
+                  10: (unseen.SET10, unseen.set10_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
     steady-cox, of the realised batch sizes for micro-batches, of the realised intensity for contagion-bursts,
-    of the realised breaker states for breaker-dips, of the realised research calls per minute for research-fanout)
-    within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for
-    set 7, 0.971-1.013 for set 8, 0.983-1.015 for set 9."""
+    of the realised breaker states for breaker-dips, of the realised research calls per minute for research-fanout,
+    of the realised new users' requests per minute for viral-growth, of the realised polling calls per 10 s for
+    lockstep-echoes) within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6,
+    0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -810,8 +812,105 @@ def test_research_fanout_starts_subagents_together_and_their_turns_follow(set_ar
     assert dispersion(counts(times, 60.0, seconds)) >= 3.0
 
 
+def log_linear_fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """The slope of the least-squares line through (x, ln y) and the standard deviation of its residuals."""
+    logs = [math.log(y) for y in ys]
+    mx, my = statistics.fmean(xs), statistics.fmean(logs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, logs)) / sum((x - mx) ** 2 for x in xs)
+    return slope, statistics.pstdev([y - my - slope * (x - mx) for x, y in zip(xs, logs)])
+
+
+def test_viral_growth_grows_by_a_constant_factor_to_the_end(set_arrivals):
+    """3 req/s of existing users; from a seeded onset in minute 1-2, 70 new users, each sending 2 invitations accepted
+    with probability 0.65 (k = 1.3) after a lognormal delay (median 90 s), each new user sending 2 requests on average:
+    a branching process doubling every 4.3 minutes. On seeds 0-15: the first minute 2.6-3.4 req/s, the last 3 minutes
+    18-24; the new users' requests per minute (above 180) from minute 7 fit an exponential doubling every 4.0-4.8
+    minutes, the log's residual sd 0.03-0.08 (a step or a plateau would leave more); each 3 minutes hold 1.46-1.78x the
+    3 before, the last as much as the first (the last over the first 0.87-1.05; a linear rise between the same ends
+    gives 1.64x then 1.28x, a raised-cosine one 1.84x then 1.28x). Lengths: the conversation trace's medians."""
+    arrivals = set_arrivals(10)["viral-growth.csv"]
+    times, seconds, _ = shifted("viral-growth", arrivals, unseen.set10_trace)
+    assert abs(sum(1 for t in times if t < 60.0) / 60.0 / unseen.VIRAL_BASE - 1.0) < 0.2  # before the earliest onset
+    assert 15.0 <= sum(1 for t in times if t >= 1020.0) / 180.0 <= 30.0
+    new = [n - 60.0 * unseen.VIRAL_BASE for n in counts(times, 60.0, seconds)]  # the new users' requests a minute
+    slope, residual = log_linear_fit(list(range(7, 20)), new[7:20])
+    assert 3.5 <= math.log(2.0) / slope <= 5.5 and residual <= 0.12, (math.log(2.0) / slope, residual)
+    growth = [sum(new[m:m + 3]) / sum(new[m - 3:m]) for m in (10, 13, 16)]
+    assert all(1.35 <= g <= 2.0 for g in growth) and 0.75 <= growth[2] / growth[0] <= 1.33, growth
+    assert abs(statistics.median(a.prompt_tokens for a in arrivals) / 1020.0 - 1.0) < 0.05
+    assert abs(statistics.median(a.max_tokens for a in arrivals) / 129.0 - 1.0) < 0.06
+
+
+def test_deadline_rush_rises_ever_faster_to_the_deadline_then_stops_at_once(set_arrivals):
+    """4 req/s of other traffic; submissions, each graded on arrival, at 1,500 / (seconds to the deadline + 60) req/s up
+    to a seeded deadline in minutes 14-16, then late ones (5% as many) decaying over a minute. On seeds 0-15: the
+    deadline found from the requests (the second whose 10 s before most exceed its 10 s after) within 1 s of the
+    generator's; the 10 s after it 0.22-0.35x the 10 s before; the submissions (requests above 4/s) grow 1.22-1.89x from
+    the 4 minutes 12-8 minutes before the deadline to the next 4 and 2.49-3.09x to the last 4, the second factor
+    1.32-2.54x the first (the hyperbola: 1.71; an exponential rise keeps the factor, a linear one lowers it); the last 2
+    minutes hold 0.39-0.43 of the last 14 minutes' submissions (0.41 expected); 2-4 minutes after the deadline
+    3.8-4.5 req/s. Prompts: a median of 2,404-2,482 tokens in the last 2 minutes (the rubric and essay: ~2,730) and
+    1,002-1,106 from 2 minutes after the deadline (the conversation trace's 1,020)."""
+    arrivals = set_arrivals(10)["deadline-rush.csv"]
+    times, seconds, rate = shifted("deadline-rush", arrivals, unseen.set10_trace)
+    deadline = next(t / 10.0 for t in range(8400, 9601) if rate(t / 10.0) < unseen.DEADLINE_BASE + 5.0)
+
+    def within(a: float, b: float) -> int:
+        return bisect.bisect_left(times, b) - bisect.bisect_left(times, a)
+    found = max(range(10, int(seconds) - 10), key=lambda s: within(s - 10, s) - within(s, s + 10))
+    assert abs(found - deadline) <= 5.0, (found, deadline)
+    assert within(found, found + 10) <= 0.45 * within(found - 10, found)
+
+    def submissions(a: float, b: float) -> float:  # from a to b minutes before the deadline, less the other traffic
+        return within(found - 60.0 * a, found - 60.0 * b) - unseen.DEADLINE_BASE * 60.0 * (a - b)
+    early, middle, last = submissions(12, 8), submissions(8, 4), submissions(4, 0)
+    assert middle > early > 0 and (last / middle) >= 1.2 * (middle / early), (early, middle, last)
+    assert 0.33 <= submissions(2, 0) / submissions(14, 0) <= 0.48
+    assert abs(within(found + 120, found + 240) / 120.0 / unseen.DEADLINE_BASE - 1.0) < 0.15
+    prompts = [a.prompt_tokens for a in arrivals]
+    assert statistics.median(prompts[bisect.bisect_left(times, found - 120):bisect.bisect_left(times, found)]) >= 2100
+    assert 900 <= statistics.median(prompts[bisect.bisect_left(times, found + 120):]) <= 1200
+
+
+def autocorrelation(values: list[int], lag: int) -> float:
+    mean = statistics.fmean(values)
+    return (sum((a - mean) * (b - mean) for a, b in zip(values, values[lag:])) /
+            sum((a - mean) ** 2 for a in values))
+
+
+def test_lockstep_echoes_fall_silent_return_together_and_die_away(set_arrivals):
+    """3 req/s of other traffic plus 240 clients that call, wait for the reply (lognormal, mean 2.75 s), sleep 30 s and
+    call again: 7.3 req/s out of step. A 40 s stall from a seeded time in minutes 4-7 holds every client, then releases
+    them together. On seeds 0-15: the first 4 minutes 10.2-10.5 req/s with 1 s dispersion 0.85-1.08 (Poisson: 1); the
+    busiest 5 s (at 313-453 s) hold 207-229 requests, the 30 s before them 2.4-3.7 req/s (the other traffic alone); the
+    1 s counts of the next 3 minutes autocorrelate best at a lag of 31-32 s (0.64-0.71: the clients' cycle) with
+    dispersion 7.5-10.0, the last 3 minutes' 0.84-1.56; the busiest 5 s near the first echo 164-197 requests, near the
+    twelfth 65-97 (the first 1.7-3.0x the twelfth). The spike's requests are the clients' transcripts (median
+    5,290-6,045 tokens) for summaries (median 8-9 tokens)."""
+    arrivals = set_arrivals(10)["lockstep-echoes.csv"]
+    times, seconds, _ = shifted("lockstep-echoes", arrivals, unseen.set10_trace)
+    per_s = counts(times, 1.0, seconds)
+    reply = unseen.POLL_REPLY[0] * math.exp(unseen.POLL_REPLY[1] ** 2 / 2.0)  # the lognormal's mean: 2.75 s
+    polling = unseen.POLL_CLIENTS / (unseen.POLL_SLEEP_S + reply)
+    assert abs(statistics.fmean(per_s[:240]) / (unseen.POLL_BASE + polling) - 1.0) < 0.06
+    assert 0.7 <= dispersion(per_s[:240]) <= 1.35  # out of step before the stall
+    spike = max(range(len(per_s) - 5), key=lambda i: sum(per_s[i:i + 5]))
+    assert 300 <= spike <= 510, spike  # the stall's start, its 40 s, the 30 s sleep and a reply
+    assert sum(per_s[spike:spike + 5]) >= 0.75 * unseen.POLL_CLIENTS
+    assert sum(per_s[spike - 32:spike - 2]) / 30.0 <= 1.5 * unseen.POLL_BASE  # the clients silent before it
+    after = per_s[spike + 10:spike + 190]
+    lag = max(range(20, 46), key=lambda k: autocorrelation(after, k))
+    assert 30 <= lag <= 35 and autocorrelation(after, lag) >= 0.45, (lag, autocorrelation(after, lag))
+    assert dispersion(after) >= 5.0 and dispersion(per_s[-180:]) <= 2.0  # echoes that die away
+    first, twelfth = (max(sum(per_s[i:i + 5]) for i in range(c - 8, c + 8)) for c in (spike + lag, spike + 12 * lag))
+    assert first >= 1.5 * twelfth, (first, twelfth)
+    spiked = arrivals[bisect.bisect_left(times, spike):bisect.bisect_left(times, spike + 5)]
+    assert statistics.median(a.max_tokens for a in spiked) <= 12
+    assert statistics.median(a.prompt_tokens for a in spiked) >= 4500
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "10"], "--set"),
+    (["--set", "11"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
