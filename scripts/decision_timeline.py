@@ -23,35 +23,18 @@ import argparse
 import statistics
 import sys
 from collections import defaultdict
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from one_run import DecisionLog, add_run_arguments, build_run, check_run_arguments  # noqa: E402
 from policy_ablation import VARIANTS  # noqa: E402
 from scaler.sim.policies.slo_scaler import SloScaler  # noqa: E402
-from scaler.sim.setup import Setup  # noqa: E402
 from scaler.sim.simulation import simulate  # noqa: E402
-from scaler.sim.sweep import context  # noqa: E402
-from scaler.sim.workload import WORKLOADS, build, trace_file  # noqa: E402
 
 
 POLICIES = {SloScaler.name: SloScaler, **{variant.name: variant for variant in VARIANTS}}
-
-
-class _Logging:
-    """Mixed into ours or a variant: keeps each new decision (the simulator asks for one per tick)."""
-
-    def __init__(self, ctx, knob_value):
-        super().__init__(ctx, knob_value)
-        self.decisions = []
-
-    def control(self, now, view):
-        replicas = super().control(now, view)
-        if self.decision is not None and (not self.decisions or self.decisions[-1] is not self.decision):
-            self.decisions.append(self.decision)
-        return replicas
 
 
 def _span(values, fmt: str = "{:.1f}") -> str:
@@ -60,30 +43,18 @@ def _span(values, fmt: str = "{:.1f}") -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--workload", choices=WORKLOADS)
-    where.add_argument("--trace", type=Path, help="an Azure CSV or Mooncake JSONL trace")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--knob", type=float, help="targetUtilization (default: ours' default)")
+    add_run_arguments(parser, by_s=20.0)
     parser.add_argument("--variant", choices=POLICIES, default=SloScaler.name,
                         help="ours, or one of scripts/policy_ablation.py's variants")
-    parser.add_argument("--by", type=float, default=20.0, help="seconds of arrival time per printed window")
     parser.add_argument("--requests", type=float, nargs=2, metavar=("FROM", "TO"),
                         help="summarise the TPOT of the requests that arrived in [FROM, TO)")
     args = parser.parse_args(argv)
-    if args.trace is not None and not args.trace.is_file():
-        parser.error(f"--trace {args.trace}: no such file")
-    if args.knob is not None and not 0 < args.knob <= 1:
-        parser.error(f"--knob: expected a targetUtilization in (0, 1], got {args.knob:g}")
-    if not args.by > 0:
-        parser.error(f"--by: expected seconds > 0, got {args.by:g}")
+    check_run_arguments(parser, args)
     if args.requests is not None and not args.requests[0] < args.requests[1]:
         parser.error(f"--requests: expected FROM < TO, got {args.requests[0]:g} {args.requests[1]:g}")
 
-    setup = replace(Setup(), seed=args.seed)
-    workload = trace_file(args.trace, setup, args.seed) if args.trace else build(args.workload, setup, args.seed)
-    ctx = context(workload, setup, args.seed)
-    policy = type("Logged", (_Logging, POLICIES[args.variant]), {})(ctx, args.knob)
+    setup, workload, ctx = build_run(args)
+    policy = type("Logged", (DecisionLog, POLICIES[args.variant]), {})(ctx, args.knob)
     requests = simulate(workload, policy, setup).requests
     ttft_slo, tpot_slo = setup.ttft_slo_s, setup.tpot_slo_s
     print(f"{workload.name}, {args.variant}, seed {args.seed}, targetUtilization {policy.knob_value:g}, minReplicas "

@@ -26,56 +26,33 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from one_run import DecisionLog, add_run_arguments, build_run, check_run_arguments  # noqa: E402
 from scaler.sim.metrics import meets  # noqa: E402
 from scaler.sim.policies.slo_scaler import SloScaler  # noqa: E402
-from scaler.sim.setup import Setup  # noqa: E402
 from scaler.sim.simulation import simulate  # noqa: E402
-from scaler.sim.sweep import context, window_bounds  # noqa: E402
-from scaler.sim.workload import WORKLOADS, build, trace_file  # noqa: E402
+from scaler.sim.sweep import window_bounds  # noqa: E402
 
 
-class _Logged(SloScaler):
-    """Ours, keeping each new decision (the simulator asks for one per control tick)."""
-
-    def __init__(self, ctx, knob_value, shedding):
-        super().__init__(ctx, knob_value, shedding=shedding)
-        self.decisions = []
-
-    def control(self, now, view):
-        replicas = super().control(now, view)
-        if self.decision is not None and (not self.decisions or self.decisions[-1] is not self.decision):
-            self.decisions.append(self.decision)
-        return replicas
+class _Logged(DecisionLog, SloScaler):
+    """Ours, keeping each new decision."""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--workload", choices=WORKLOADS)
-    where.add_argument("--trace", type=Path, help="an Azure CSV or Mooncake JSONL trace")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--knob", type=float, help="targetUtilization (default: ours' default)")
-    parser.add_argument("--by", type=float, default=5.0, help="seconds of arrival time per printed window")
+    add_run_arguments(parser, by_s=5.0)
     parser.add_argument("--episodes", action="store_true", help="count per RED episode, not per window")
     args = parser.parse_args()
-    if args.trace is not None and not args.trace.is_file():
-        parser.error(f"--trace {args.trace}: no such file")
-    if args.knob is not None and not 0 < args.knob <= 1:
-        parser.error(f"--knob: expected a targetUtilization in (0, 1], got {args.knob:g}")
-    if not args.by > 0:
-        parser.error(f"--by: expected seconds > 0, got {args.by:g}")
+    check_run_arguments(parser, args)
 
-    setup = replace(Setup(), seed=args.seed)
-    workload = trace_file(args.trace, setup, args.seed) if args.trace else build(args.workload, setup, args.seed)
-    ctx = context(workload, setup, args.seed)
+    setup, workload, ctx = build_run(args)
     runs = {}
     for shedding in (True, False):
-        policy = _Logged(ctx, args.knob, shedding)
+        policy = _Logged(ctx, args.knob, shedding=shedding)
         runs[shedding] = ({r.index: r for r in simulate(workload, policy, setup).requests}, policy.decisions)
     knob = policy.knob_value
     (shed, decisions), (unshed, _) = runs[True], runs[False]
