@@ -187,8 +187,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
         ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need, deferred=deferred,
         burst_window_s=burst_window, prefill_burst=prefill_burst, arrival_forecast_rps=forecast, demand=demand,
-        pressure=pressure,
-        admission_rps=admission,
+        pressure=pressure, admission_rps=admission,
         slots=est.slots, drain_rps=est.drain_rps, tpot_slow_share=slow.share if slow.totals is not None else None,
         retry_after_s=retry, state_changed=changed, previous_state=state.state if changed else None,
         notes=tuple(notes),
@@ -255,9 +254,8 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, bursts: headroom
           prompt_bursts: headroom.BurstHistory, slow_need: float) -> tuple[float, float, float, float]:
     """Replica-equivalents the SLO needs once capacity asked for now is ready: the sustained rate
     at the target utilisation (the `forecast` one scale-up latency ahead, with the queue spread over
-    the horizon), the
-    replicas that keep the time per output token within its SLO (measured, or read from how full
-    the batches are, or from the share of requests that missed it: `slow_need`), or the largest
+    the horizon), the replicas that keep the time per output token within its SLO (measured, or
+    read from how full the batches are, or from the share of requests that missed it: `slow_need`), or the largest
     recent burst the ready replicas must absorb (in requests, or in prompt tokens their prefill
     must clear), whichever is more. Returns (need, seen, burst window, prefill burst): `seen` is
     the same need without the trend's forecast, what the traffic already seen needs; the last is

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -85,7 +86,7 @@ def observe(history: BurstHistory, now: float, arrivals_total: float | None, arr
     return BurstHistory(tuple(marks), tuple(peaks), arrived, now)
 
 
-def _count_since(marks: list[tuple[float, float]], since: float, arrived: float) -> float | None:
+def _count_since(marks: Sequence[tuple[float, float]], since: float, arrived: float) -> float | None:
     """Arrivals after `since`; None while the history does not reach back that far."""
     if not marks or marks[0][0] > since + 1e-9:
         return None
@@ -108,7 +109,7 @@ def trend(history: BurstHistory, now: float, span_s: float) -> float:
     half = span_s / 2
     if half <= 0:
         return 0.0
-    marks = list(history.marks)
+    marks = history.marks
     late = _count_since(marks, now - half, history.arrived)
     both = _count_since(marks, now - span_s, history.arrived)
     if late is None or both is None:
@@ -121,7 +122,7 @@ def trend(history: BurstHistory, now: float, span_s: float) -> float:
     return (late_rps - early_rps) / half
 
 
-def _dispersion(marks: list[tuple[float, float]], start: float, end: float, rate: float) -> float:
+def _dispersion(marks: Sequence[tuple[float, float]], start: float, end: float, rate: float) -> float:
     """The index of dispersion of the counts between consecutive marks within [start, end] about
     `rate` (their squared deviations over their expected counts), never under Poisson's 1."""
     deviation = expected = 0.0
