@@ -815,9 +815,8 @@ def test_research_fanout_starts_subagents_together_and_their_turns_follow(set_ar
 def log_linear_fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
     """The slope of the least-squares line through (x, ln y) and the standard deviation of its residuals."""
     logs = [math.log(y) for y in ys]
-    mx, my = statistics.fmean(xs), statistics.fmean(logs)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, logs)) / sum((x - mx) ** 2 for x in xs)
-    return slope, statistics.pstdev([y - my - slope * (x - mx) for x, y in zip(xs, logs)])
+    slope, intercept = statistics.linear_regression(xs, logs)
+    return slope, statistics.pstdev([y - intercept - slope * x for x, y in zip(xs, logs)])
 
 
 def test_viral_growth_grows_by_a_constant_factor_to_the_end(set_arrivals):
