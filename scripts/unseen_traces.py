@@ -509,9 +509,79 @@ memory.
   micro-batches sends paced waves every 2 minutes for ever, these echoes come at the clients' own cycle, start from a
   silence, and die away.
 
+Set 11 (`--set 11`): three more shapes, 20 minutes each, chosen from published descriptions of traffic and from client
+code without running any policy on them or reading any policy's result (nor any results file); the set is held out,
+designed blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session, through a search of stored copies:
+the pages and files cited below, in excerpts or whole as said. Nothing here is cited from memory.
+
+- `aimd-sawtooth.csv` (~12 requests/s; 11.6-12.7 on seeds 0-15): a batch job that finds its rate limit by probing, so
+  its rate creeps up for minutes and halves at once, again and again. Clients of LLM APIs borrow TCP's congestion
+  control, additive increase while requests succeed and multiplicative decrease on a 429
+  (krowdev.com/note/aimd-rate-limiting; paramjeet.myself.engineer/writing/tcp-rate-limiting-llms, whose client halves
+  its rate at a 429; both read in excerpts); a document-processing pipeline on Vertex AI that halved its concurrency at
+  each 429 found the result "a 'sawtooth' pattern" (obin.ai, "Addressing LLM Availability Constraints with Proactive
+  Congestion Control", read in an excerpt); promptfoo's scheduler halves its concurrency on a 429 (a summary at
+  leeroopedia.com) and NVIDIA NeMo DataDesigner's throttle cuts it by 25% by default (its docs, in a commit, read in an
+  excerpt). Here: other traffic Poisson at 3 requests/s with the conversation trace's lengths; the job sends one
+  document every 1/rate s, its rate rising by 0.25 requests/s every 10 s and halved when a rise takes it past its limit,
+  the quota the tenant's other use leaves it, drawn anew after each 429, uniform in 10-14 requests/s (all ours); the
+  trace opens mid-process. Documents take the Mooncake report's lengths, as in micro-batches. A tooth climbs 1.5
+  requests/s a minute for 2.3-5.8 minutes (4 on average), to 13-17 requests/s in all, and falls to 8-10 at once. On
+  seeds 0-15: 4-6 cuts; the 20 s after a cut hold 0.55-0.70 of the requests and 0.49-0.60 of the prompt tokens of the 20
+  s before; the 10 s counts between cuts climb by 1.2-1.9 requests/s a minute; the largest fall between consecutive 20 s
+  windows is 2.4-4.6x the largest rise; 1 s dispersion 0.52-0.61 (the paced job); median prompt ~5,400 tokens. Where
+  recurring-bursts and micro-batches jump up and back on a clock and breaker-dips drops at once and rebounds within a
+  minute, here the rate climbs for minutes and drops at once, in teeth of irregular height and length.
+- `context-creep.csv` (~10.8 requests/s; 10.7-10.9 on seeds 0-15): the request rate holds while the prompts grow, as a
+  batch of coding-agent runs started together resends longer and longer histories. An LLM API is stateless, so each
+  request of a conversation resends its whole history (ai-tldr.dev, "How to Build Multi-Turn Conversations with a
+  Stateless API", and a workshop's slides, chendaniely.github.io/2025-06-05-llm/slides/020-anatomy.html, read in
+  excerpts). mini-SWE-agent "has a completely linear history" in which "every step of the agent just appends to the
+  messages" (its README, read in an excerpt), runs SWE-bench in batch mode on parallel workers (its
+  docs/usage/swebench.md, read in an excerpt), and its SWE-bench config sets a step limit of 250 and a $3 cost limit,
+  runs each command with a 60 s timeout and elides a command output past 10,000 characters to its head and tail
+  (src/minisweagent/config/extra/swebench.yaml, read whole); a published SWE-agent run script starts 96 workers at most
+  50 steps each (github.com/pclucas14/SWE-agent run_agent/0_run_agent0.sh). Here: other traffic Poisson at 3 requests/s
+  with the conversation trace's lengths; as the trace starts, 180 workers each start a container (lognormal, median 20
+  s, sigma 0.5) and run one task's agent: its first prompt the templates (1,400 tokens: our count of the config's ~6,000
+  characters) and the issue (lognormal, median 300, sigma 0.7), each later prompt adding the last step's output
+  (lognormal, median 80, sigma 0.5) and observation (median 100, sigma 1.0, at most 2,500: the elision), a call every
+  lognormal 20 s (sigma 0.5: the model and the command), until the run submits after a lognormal number of steps (median
+  60, sigma 0.3, at most 250) or its next prompt would pass 16,384 tokens (the script's cap, for the model's window),
+  when the worker starts its next task (all ours). On seeds 0-15: the first minute at 9.4-10.4 requests/s (containers
+  starting), the next 19 at 10.7-11.0 on average, no minute beyond 1.21x another; the median prompt grows by 580-630
+  tokens a minute over minutes 0-14 (1,740-1,790 in the first, 9,600-10,600 in the fifteenth; residual sd 50-140) and
+  peaks in minutes 15-18, as runs reach the window and restart; prompt tokens per second go from ~21,000 in the first 2
+  minutes to 3.9-4.5x that in minutes 13-15, while output tokens per second stay within 0.9-1.15x. Where agent-sessions
+  holds a steady population of sessions at every stage, tenant-shift and thinking-upgrade change the outputs and
+  monday-rise lengthens prompts as its rate rises 11x, here the rate holds and the prompts grow for a quarter of an
+  hour.
+- `eval-suite.csv` (~13.8 requests/s; 13.1-14.3 on seeds 0-15): an evaluation job sent through a client-side throttle:
+  the work per request switches every 18-129 s between benchmark tasks of very different lengths, and the throttle turns
+  some switches into bursts. The OpenAI cookbook's parallel processor (examples/api_request_parallel_processor.py, read
+  whole) reads its requests from a file in order and throttles to a number of requests and of tokens a minute, each
+  capacity refilling at its limit per minute, holding at most a minute's worth and starting full; it counts a request's
+  tokens as its prompt plus n x max_tokens. lm-evaluation-harness's task configs (read whole) give the tasks' shapes:
+  gsm8k_cot prompts with 8 worked examples, under the harness's default of 256 generated tokens (its model classes'
+  max_gen_toks, seen in excerpts); humaneval at most 1,024 tokens; ifeval 0-shot, at most 1,280; RULER's niah_single
+  tasks at most 64, their haystack filling a maximum sequence length of 4,096 tokens by default, more by option; mmlu's
+  generative variant a letter answer. Here: other traffic Poisson at 4 requests/s with the conversation trace's lengths;
+  the job, started 30-300 s before the trace at 600 requests and 1.5 million tokens a minute, runs the suite pass after
+  pass (one per candidate) in a seeded order, no task twice in a row: mmlu 5-shot, 500 prompts (lognormal, median 620
+  tokens, sigma 0.25) with answers of median 2 tokens (sigma 0.6); gsm8k_cot 500 (760, 0.08; answers 110, 0.4);
+  humaneval 164 with 3 samples each (130, 0.5; 110, 0.6); ifeval 541 (55, 0.5; 380, 0.6); niah_single_2 at 8,192 tokens
+  400 (8,000, 0.01; 12, 0.3); max_tokens the harness's, outputs within them (the sizes, shots, medians and sigmas ours).
+  The request limit holds the short tasks to 10 requests/s, the token limit the long-context one to ~3; while that runs,
+  the request capacity fills, so the block after it opens at its token pace (19-29 requests/s) until that is spent, and
+  a long-context block after short ones opens at 10 until the token capacity is. On seeds 0-15: 21-25 blocks wholly
+  inside the trace, of 18-129 s; between blocks the mean prompt per request varies 17-24x and the mean output 7-18x; 10
+  s counts at 5.2-33.3 requests/s; the first 10 s after a long-context block at 21-33 requests/s, against ~14 with the
+  requests paced; 1 s dispersion 2.0-3.4. Where batch-backfill sends one block of one length mix and tenant-shift and
+  thinking-upgrade move the mix once, here the mix switches some 20 times, the rate with it.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -1682,10 +1752,166 @@ def set10_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     raise ValueError(f"trace: expected one of {', '.join(SET10)}, got {name!r}")
 
 
+# ---- set 11 ---------------------------------------------------------------------------------------
+
+AIMD_BASE, AIMD_WINDOW_S, AIMD_STEP = 3.0, 10.0, 0.25  # req/s of other traffic; the job's window; its additive step
+AIMD_LIMIT, AIMD_BACKOFF = (10.0, 14.0), 0.5  # the job's rate at which a 429 comes (uniform, anew per tooth); the cut
+
+
+def aimd_windows(rng: random.Random, seconds: float) -> list[tuple[float, float]]:
+    """(start, rate) of each window of a job that paces its requests by AIMD: every AIMD_WINDOW_S without a 429 its rate
+    rises by AIMD_STEP; when the rise takes it past the limit a 429 comes and it multiplies the rate by AIMD_BACKOFF.
+    The limit (the quota the tenant's other use leaves it) is drawn anew after each 429. The trace opens mid-process:
+    the first window at a uniform offset, the rate uniform between the cut and the first limit."""
+    limit = rng.uniform(*AIMD_LIMIT)
+    rate, t, windows = rng.uniform(AIMD_BACKOFF * limit, limit), -rng.uniform(0.0, AIMD_WINDOW_S), []
+    while t < seconds:
+        windows.append((t, rate))
+        t += AIMD_WINDOW_S
+        rate += AIMD_STEP
+        if rate > limit:
+            rate *= AIMD_BACKOFF
+            limit = rng.uniform(*AIMD_LIMIT)
+    return windows
+
+
+def aimd_rate(windows: list[tuple[float, float]]) -> Rate:
+    starts = [start for start, _ in windows]
+    return lambda t: AIMD_BASE + windows[max(0, bisect.bisect_right(starts, t) - 1)][1]
+
+
+def aimd_sawtooth(rng: random.Random, seconds: float,
+                  windows: list[tuple[float, float]]) -> list[tuple[float, int, int]]:
+    """Other traffic Poisson at AIMD_BASE with the conversation trace's lengths, plus the job's documents sent one per
+    1/rate s at the rate of the window the last one went in."""
+    rate = aimd_rate(windows)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, AIMD_BASE, 0.0, seconds)]
+    t = rng.uniform(0.0, 1.0 / (rate(0.0) - AIMD_BASE))
+    while t < seconds:
+        rows.append((t, *document_lengths(rng)))
+        t += 1.0 / (rate(t) - AIMD_BASE)
+    return sorted(rows)
+
+
+CREEP_BASE, CREEP_WORKERS, CREEP_STEP_LIMIT = 3.0, 180, 250  # req/s of other traffic; parallel agent runs; steps a run
+CREEP_SETUP_S, CREEP_GAP_S = (20.0, 0.5), (20.0, 0.5)  # lognormal (median, sigma): a container's start; between calls
+CREEP_STEPS = (60.0, 0.3)  # lognormal (median, sigma): the steps a run takes to submit
+CREEP_TEMPLATE, CREEP_ISSUE = 1400.0, (300.0, 0.7)  # tokens: the system and instance templates; the issue, lognormal
+CREEP_OUTPUT, CREEP_OBSERVATION = (80.0, 0.5), (100.0, 1.0)  # lognormal (median, sigma): a step's output; observation
+CREEP_OBSERVATION_MAX = 2500.0  # an observation's tokens at most: longer command output is elided to its head and tail
+
+
+def agent_batch(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """A batch of coding-agent runs started with the trace: CREEP_WORKERS workers, each starting a container (lognormal,
+    CREEP_SETUP_S), then running one task's agent, whose every call resends the whole history (the templates and the
+    issue, then each step's output and observation) and comes a lognormal gap (CREEP_GAP_S) after the last; a run ends
+    when it submits (after a lognormal number of steps, CREEP_STEPS, at most CREEP_STEP_LIMIT) or when its next prompt
+    would pass the context window (PROMPT_MAX), and the worker starts the next task. The rows, and the agents' calls
+    per minute."""
+    rows, per_minute = [], [0] * (int(seconds // 60.0) + 1)
+    for _ in range(CREEP_WORKERS):
+        t = lognormal_draw(rng, CREEP_SETUP_S)
+        while t < seconds:
+            steps = min(CREEP_STEP_LIMIT, max(1, int(lognormal_draw(rng, CREEP_STEPS))))
+            context = CREEP_TEMPLATE + lognormal_draw(rng, CREEP_ISSUE)
+            for k in range(steps):
+                if k:
+                    t += lognormal_draw(rng, CREEP_GAP_S)
+                if t >= seconds or context > PROMPT_MAX:
+                    break
+                output = lognormal_draw(rng, CREEP_OUTPUT)
+                rows.append((t, clamp(context, PROMPT_MAX), clamp(output, OUTPUT_MAX)))
+                per_minute[int(t // 60.0)] += 1
+                context += output + min(lognormal_draw(rng, CREEP_OBSERVATION), CREEP_OBSERVATION_MAX)
+            t += lognormal_draw(rng, CREEP_GAP_S) + lognormal_draw(rng, CREEP_SETUP_S)
+    rows += [(t, *conv_lengths(rng)) for t in poisson_times(rng, CREEP_BASE, 0.0, seconds)]
+    return sorted(rows), per_minute
+
+
+EVAL_BASE, EVAL_RPM, EVAL_TPM = 4.0, 600.0, 1_500_000.0  # req/s of other traffic; the eval client's limits per minute
+EVAL_START_S = (30.0, 300.0)  # how long before the trace the job started (uniform)
+# The suite, run again and again in a seeded order (one pass per candidate): task, prompts a pass, samples per prompt,
+# max_tokens (lm-evaluation-harness's max_gen_toks), prompt tokens and output tokens (lognormal (median, sigma))
+EVAL_TASKS = (("mmlu", 500, 1, 256, (620.0, 0.25), (2.0, 0.6)),
+              ("gsm8k_cot", 500, 1, 256, (760.0, 0.08), (110.0, 0.4)),
+              ("humaneval", 164, 3, 1024, (130.0, 0.5), (110.0, 0.6)),
+              ("ifeval", 541, 1, 1280, (55.0, 0.5), (380.0, 0.6)),
+              ("niah_single_2", 400, 1, 64, (8000.0, 0.01), (12.0, 0.3)))
+
+
+def eval_requests(rng: random.Random, task: tuple) -> list[tuple[int, int, int]]:
+    """(prompt, output, max_tokens) of one task's requests, in the order of the job's file: each prompt's samples
+    together, outputs within max_tokens."""
+    _, prompts, samples, max_tokens, prompt, output = task
+    requests = []
+    for _ in range(prompts):
+        p = clamp(lognormal_draw(rng, prompt), PROMPT_MAX)
+        requests += [(p, bounded(lognormal_draw(rng, output), 1, max_tokens), max_tokens) for _ in range(samples)]
+    return requests
+
+
+def eval_suite(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[tuple[float, str]],
+                                                             list[int]]:
+    """An evaluation job sent through a client that throttles to EVAL_RPM requests and EVAL_TPM tokens a minute (the
+    OpenAI cookbook's parallel processor: each capacity refills at its limit per minute, holds at most a minute's worth
+    and starts full; a request goes once both cover it, at a cost of its prompt plus max_tokens), task after task in a
+    seeded order each pass (no task twice in a row), from a uniform time EVAL_START_S before the trace; other traffic
+    Poisson at EVAL_BASE with the conversation trace's lengths. The rows, (start, task) of each block that began before
+    the trace's end, and the evaluation requests per 10 s."""
+    t, requests, tokens = -rng.uniform(*EVAL_START_S), EVAL_RPM, EVAL_TPM
+    rows: list[tuple[float, int, int]] = []
+    blocks: list[tuple[float, str]] = []
+    per_10s, last = [0] * (int(seconds // 10.0) + 1), None
+    while t < seconds:
+        order = rng.sample(EVAL_TASKS, len(EVAL_TASKS))
+        if order[0][0] == last:
+            order[0], order[1] = order[1], order[0]
+        for task in order:
+            if t >= seconds:
+                break
+            blocks.append((t, task[0]))
+            for prompt, output, max_tokens in eval_requests(rng, task):
+                cost = prompt + max_tokens
+                wait = max(0.0, (1.0 - requests) * 60.0 / EVAL_RPM, (cost - tokens) * 60.0 / EVAL_TPM)
+                t += wait
+                requests = min(requests + wait * EVAL_RPM / 60.0, EVAL_RPM) - 1.0
+                tokens = min(tokens + wait * EVAL_TPM / 60.0, EVAL_TPM) - cost
+                if t >= seconds:
+                    break
+                if t >= 0.0:
+                    rows.append((t, prompt, output))
+                    per_10s[int(t // 10.0)] += 1
+            last = task[0]
+    rows += [(t, *conv_lengths(rng)) for t in poisson_times(rng, EVAL_BASE, 0.0, seconds)]
+    return sorted(rows), blocks, per_10s
+
+
+SET11 = ("aimd-sawtooth", "context-creep", "eval-suite")
+
+
+def set11_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; for aimd-sawtooth given the
+    realised AIMD windows, for context-creep the other traffic's rate plus the realised agent calls spread over each
+    minute, for eval-suite the other traffic's rate plus the realised evaluation requests spread over each 10 s) of one
+    set-11 trace, each from its own random stream."""
+    rng = random.Random(f"unseen-set11/{name}/{seed}")
+    seconds = 1200.0
+    if name == "aimd-sawtooth":
+        windows = aimd_windows(rng, seconds)
+        return aimd_sawtooth(rng, seconds, windows), seconds, aimd_rate(windows)
+    if name == "context-creep":
+        rows, per_minute = agent_batch(rng, seconds)
+        return rows, seconds, lambda t: CREEP_BASE + per_minute[int(t // 60.0)] / 60.0
+    if name == "eval-suite":
+        rows, _, per_10s = eval_suite(rng, seconds)
+        return rows, seconds, lambda t: EVAL_BASE + per_10s[int(t // 10.0)] / 10.0
+    raise ValueError(f"trace: expected one of {', '.join(SET11)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
-        10: (SET10, set10_trace)}
+        10: (SET10, set10_trace), 11: (SET11, set11_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 10 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 11 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import bisect
 import hashlib
 import importlib.util
 import math
+import random
 import statistics
 import subprocess
 import sys
@@ -169,7 +170,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -236,7 +237,8 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
 
 
 @pytest.mark.parametrize("number, low_rps, top_rps", [(4, 6.0, 12.0), (5, 6.0, 14.0), (6, 6.0, 14.0), (7, 6.0, 14.0),
-                                                    (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0)])
+                                                    (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0),
+                                                    (11, 9.0, 16.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -255,18 +257,20 @@ def shifted(name: str, arrivals: list, trace=unseen.set4_trace) -> tuple[list[fl
 EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, unseen.set5_trace, 0.1),
                   6: (unseen.SET6, unseen.set6_trace, 0.1), 7: (unseen.SET7, unseen.set7_trace, 0.1),
                   8: (unseen.SET8, unseen.set8_trace, 0.1), 9: (unseen.SET9, unseen.set9_trace, 0.1),
-                  10: (unseen.SET10, unseen.set10_trace, 0.1)}
+                  10: (unseen.SET10, unseen.set10_trace, 0.1), 11: (unseen.SET11, unseen.set11_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
     steady-cox, of the realised batch sizes for micro-batches, of the realised intensity for contagion-bursts,
     of the realised breaker states for breaker-dips, of the realised research calls per minute for research-fanout,
     of the realised new users' requests per minute for viral-growth, of the realised polling calls per 10 s for
-    lockstep-echoes) within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6,
-    0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10."""
+    lockstep-echoes, of the realised AIMD windows for aimd-sawtooth, of the realised agent calls per minute for
+    context-creep, of the realised evaluation requests per 10 s for eval-suite) within 5%: 0.973-1.022 on seeds 0-15 for
+    set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for
+    set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -908,8 +912,123 @@ def test_lockstep_echoes_fall_silent_return_together_and_die_away(set_arrivals):
     assert statistics.median(a.prompt_tokens for a in spiked) >= 4500
 
 
+def test_aimd_sawtooth_climbs_for_minutes_and_halves_at_once(set_arrivals):
+    """3 req/s of other traffic plus a job pacing documents by AIMD: its rate rises by 0.25 req/s every 10 s and is
+    halved when a rise takes it past a limit drawn anew after each 429 (uniform in 10-14 req/s). On seeds 0-15: 4-6
+    cuts, each found from the requests alone (the 20 s after a second holding under 0.8 of the 20 s before) within 4 s
+    of the generator's, none found elsewhere; the 20 s after a cut hold 0.55-0.70 of the requests of the 20 s before (a
+    halved job: ~0.6); the 10 s counts between cuts climb by 1.2-1.9 req/s a minute (1.5 stated); the largest fall
+    between consecutive 20 s windows is 2.4-4.6x the largest rise (a symmetric wave: ~1x); 1 s dispersion 0.52-0.61 (the
+    job paced; Poisson: 1); prompts at a median of 5,339-5,553 tokens (the documents')."""
+    arrivals = set_arrivals(11)["aimd-sawtooth.csv"]
+    times, seconds, rate = shifted("aimd-sawtooth", arrivals, unseen.set11_trace)
+    cuts = [t / 10.0 for t in range(1, int(seconds * 10)) if rate(t / 10.0) < rate(t / 10.0 - 0.1)]
+    assert 3 <= len(cuts) <= 7, cuts
+
+    def within(a: float, b: float) -> int:
+        return bisect.bisect_left(times, b) - bisect.bisect_left(times, a)
+    falls = sorted((within(s, s + 20) / within(s - 20, s), s) for s in range(20, int(seconds) - 19))
+    found: list[int] = []
+    for ratio, s in falls:
+        if ratio < 0.8 and all(abs(s - f) >= 60 for f in found):
+            found.append(s)
+    found.sort()
+    assert all(min(abs(f - c) for c in cuts) <= 5 for f in found), (found, cuts)  # every fall is a cut
+    assert all(min(abs(f - c) for f in found) <= 5 for c in cuts if 25 <= c <= seconds - 25), (found, cuts)
+    assert all(0.45 <= within(f, f + 20) / within(f - 20, f) <= 0.78 for f in found)
+    per_10s = counts(times, 10.0, seconds)
+    edges = [0.0] + cuts + [seconds]
+    for a, b in zip(edges, edges[1:]):  # each tooth, less 20 s after its cut and 10 s before the next
+        bins = range(int(a // 10) + 2, int(b // 10) - 1)
+        if len(bins) >= 10:
+            slope, _ = statistics.linear_regression([10.0 * i for i in bins], [per_10s[i] / 10.0 for i in bins])
+            assert 1.0 <= 60.0 * slope <= 2.0, (a, b, 60.0 * slope)  # req/s a minute
+    per_20s = counts(times, 20.0, seconds)
+    rise = max(b - a for a, b in zip(per_20s, per_20s[1:]))
+    fall = max(a - b for a, b in zip(per_20s, per_20s[1:]))
+    assert fall >= 2.0 * rise, (fall, rise)  # climbs slowly, drops at once
+    assert 0.4 <= dispersion(counts(times, 1.0, seconds)) <= 0.75
+    assert abs(statistics.median(a.prompt_tokens for a in arrivals) / 5400.0 - 1.0) < 0.1
+
+
+def test_context_creep_holds_the_rate_while_the_prompts_grow_for_a_quarter_of_an_hour(set_arrivals):
+    """3 req/s of other traffic plus 180 coding-agent runs started with the trace, each call resending the whole history
+    (templates and issue, ~1,700 tokens, then ~260 tokens a step), a call every ~23 s, a run ending when it submits
+    (median 60 steps) or its next prompt would pass 16,384 tokens. On seeds 0-15: the first minute at 9.4-10.4 req/s,
+    the next 19 at 10.7-11.0 on average (3 + 180 / 22.7 s = 10.9 expected), no minute beyond 1.21x another; the
+    per-minute median prompt grows 580-630 tokens a minute over minutes 0-14 (a line's residual sd 50-140), each 2
+    minutes' median above the last's up to minute 16, and peaks in minutes 15-18; prompt tokens per second in minutes
+    13-15 at 3.9-4.5x the first 2 minutes', output tokens per second at 0.9-1.15x (the requests' mix is unchanged)."""
+    arrivals = set_arrivals(11)["context-creep.csv"]
+    times, seconds, _ = shifted("context-creep", arrivals, unseen.set11_trace)
+    per_min = counts(times, 60.0, seconds)
+    gap = unseen.CREEP_GAP_S[0] * math.exp(unseen.CREEP_GAP_S[1] ** 2 / 2.0)  # the lognormal's mean: 22.7 s
+    level = statistics.fmean(per_min[1:]) / 60.0
+    assert abs(level / (unseen.CREEP_BASE + unseen.CREEP_WORKERS / gap) - 1.0) < 0.06, level
+    assert max(per_min[1:]) <= 1.3 * min(per_min[1:]) and per_min[0] >= 0.8 * 60.0 * level, per_min
+    minutes = [[a for t, a in zip(times, arrivals) if 60 * i <= t < 60 * i + 60] for i in range(20)]
+    medians = [statistics.median(a.prompt_tokens for a in m) for m in minutes]
+    slope, intercept = statistics.linear_regression(list(range(15)), medians[:15])
+    residual = statistics.pstdev([y - intercept - slope * x for x, y in zip(range(15), medians[:15])])
+    assert 480.0 <= slope <= 730.0 and residual <= 250.0, (slope, residual, medians)
+    pairs = [statistics.median(a.prompt_tokens for m in minutes[i:i + 2] for a in m) for i in range(0, 16, 2)]
+    assert all(b > a for a, b in zip(pairs, pairs[1:])), pairs  # grows steadily
+    assert medians.index(max(medians)) >= 14, medians
+    prompt_per_s = [sum(a.prompt_tokens for a in m) / 60.0 for m in minutes]
+    output_per_s = [sum(a.max_tokens for a in m) / 60.0 for m in minutes]
+    assert statistics.fmean(prompt_per_s[13:16]) >= 3.3 * statistics.fmean(prompt_per_s[:2]), prompt_per_s
+    assert 0.8 <= statistics.fmean(output_per_s[13:16]) / statistics.fmean(output_per_s[:2]) <= 1.25
+
+
+# Each eval-suite task's requests, told from the other traffic's (the conversation trace's) by (mean prompt, median
+# prompt, median output) over a block: the long-context haystack, a letter answer, 8 worked examples, a function's
+# docstring, a short instruction with a long answer.
+EVAL_SIGNATURES = {
+    "niah_single_2": lambda mean_p, med_p, med_o: mean_p >= 3500 and med_o <= 60,
+    "mmlu": lambda mean_p, med_p, med_o: med_o <= 8 and 550 <= med_p <= 800,
+    "gsm8k_cot": lambda mean_p, med_p, med_o: 700 <= med_p <= 850 and 80 <= med_o <= 150,
+    "humaneval": lambda mean_p, med_p, med_o: med_p <= 250 and 80 <= med_o <= 150,
+    "ifeval": lambda mean_p, med_p, med_o: med_p <= 120 and med_o >= 250,
+}
+
+
+def test_eval_suite_switches_the_work_per_request_in_blocks_and_bursts_after_the_long_context_task(set_arrivals):
+    """4 req/s of other traffic plus an evaluation job throttled to 600 requests and 1.5M tokens a minute (the
+    cookbook's processor: a request costs its prompt plus max_tokens), running five tasks one after another in a seeded
+    order. On seeds 0-15: 21-25 blocks wholly inside the trace, of 18-129 s, each block's requests with its task's
+    lengths; between blocks the mean prompt per request varies 17-24x and the mean output 7-18x; the median 10 s count
+    at 13.7-14.0 req/s (the request limit's 10 plus the other 4); the first 10 s after a long-context block (held to ~3
+    req/s by the token limit, while the request capacity fills) at 21-33 req/s; 1 s dispersion 2.0-3.4."""
+    arrivals = set_arrivals(11)["eval-suite.csv"]
+    times, seconds, _ = shifted("eval-suite", arrivals, unseen.set11_trace)
+    _, blocks, _ = unseen.eval_suite(random.Random("unseen-set11/eval-suite/0"), seconds)  # the generator's first draws
+    ends = [start for start, _ in blocks[1:]] + [seconds]
+    inside = [end - start for (start, _), end in zip(blocks, ends) if start >= 0.0 and end < seconds]
+    assert 15 <= len(inside) <= 30 and 15.0 <= min(inside) and max(inside) <= 135.0, inside
+    prompts, outputs = [], []
+    for (start, task), end in zip(blocks, ends):
+        start = max(start, 0.0)
+        if end - start < 20.0:
+            continue
+        block = arrivals[bisect.bisect_left(times, start + 1.0):bisect.bisect_left(times, end - 1.0)]
+        mean_p = statistics.fmean(a.prompt_tokens for a in block)
+        med_p, med_o = statistics.median(a.prompt_tokens for a in block), statistics.median(a.max_tokens for a in block)
+        assert EVAL_SIGNATURES[task](mean_p, med_p, med_o), (task, start, mean_p, med_p, med_o)
+        prompts.append(mean_p)
+        outputs.append(statistics.fmean(a.max_tokens for a in block))
+    assert max(prompts) >= 10.0 * min(prompts) and max(outputs) >= 4.0 * min(outputs), (prompts, outputs)
+    per_10s = counts(times, 10.0, seconds)
+    paced = unseen.EVAL_BASE + unseen.EVAL_RPM / 60.0
+    assert abs(statistics.median(per_10s) / 10.0 / paced - 1.0) < 0.08, statistics.median(per_10s)
+    bursts = [bisect.bisect_left(times, start + 10.0) - bisect.bisect_left(times, start)
+              for (before, (start, task)), end in zip(zip(blocks, blocks[1:]), ends[1:])
+              if before[1] == "niah_single_2" and start >= 0.0 and end - start >= 15.0]
+    assert bursts and all(n >= 1.3 * 10.0 * paced for n in bursts), bursts
+    assert dispersion(counts(times, 1.0, seconds)) >= 1.5
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "11"], "--set"),
+    (["--set", "12"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
