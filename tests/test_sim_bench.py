@@ -60,7 +60,21 @@ def test_bench_sweep_on_an_unseen_trace_tunes_every_policy_and_writes_rows_table
         assert sum(1 for r in rows if r["policy"] == policy and r["point"] == "tuned") == 2, policy
         assert sum(1 for r in rows if r["policy"] == policy and r["point"] == "sweep") >= 4, policy
     # The tuning window is the trace's first third: 30 s of this 90 s trace.
-    assert "Tuning window: arrivals in [0, 30) s" in (out / "results.md").read_text()
+    text = (out / "results.md").read_text()
+    assert "Tuning window: arrivals in [0, 30) s" in text
+    # The frontier table names, per policy, its cheapest sweep point that holds 99% on the
+    # evaluation window, as results.json's rows give it (or none).
+    frontier = {}
+    for line in text.split("The frontier on the evaluation window")[1].split("Tuned points over")[0].splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| ") and cells[0] != "policy":
+            frontier[cells[0]] = cells[1]
+    assert set(frontier) == policies - {"fluid-bound"}
+    for policy, shown in frontier.items():
+        holding = [r for r in rows if r["policy"] == policy and r["window"] == "eval" and r["point"] in ("sweep", "reference")
+                   and r["slo_attainment"] >= 0.99]
+        cheapest = min(holding, key=lambda r: (r["gpu_seconds"], r["knob_value"]), default=None)
+        assert shown == ("none holds" if cheapest is None else f"{cheapest['knob_value']:g}"), policy
     for name in ("frontier-burst.png", "timeline-burst.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     details = json.loads((out / "details.json").read_text())
