@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""The bench's headline over many runs: per workload, ours at its tuned point against the cheapest
+other tuned policy that holds the target, with a verdict, and the counts per verdict.
+
+    python scripts/scoreboard.py OUT_DIR [OUT_DIR ...] [--target 0.99] [--frontier]
+
+Each OUT_DIR is a `slo-scaler bench --sweep` output (its results.json); a workload scored in more
+than one is taken from the last one given. Verdicts, from the ratio r = the cheapest other's
+GPU-seconds / ours on the evaluation window (both tuned on the first third, as the bench does):
+
+- won: ours holds and r >= 1.10 (or ours holds and nobody else does);
+- ahead: ours holds, 1.015 <= r < 1.10;
+- level: ours holds, 0.985 <= r < 1.015;
+- lost: ours holds, r < 0.985;
+- missed: ours misses the target and another policy holds it;
+- nobody holds: no policy, ours included, holds it.
+
+The references (static-peak, the clairvoyant) and the fluid bound are not "others"; ours' cost
+over the clairvoyant's is shown beside, as the headline's second bound (at most 1.5x). With
+--frontier, the same comparison on the evaluation window's frontier too: each policy's cheapest
+point that holds there, a reading of what each can reach, not a verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+OURS = "slo-scaler"
+NOT_OTHERS = {OURS, "static-peak", "clairvoyant", "fluid-bound"}
+VERDICTS = ("won", "ahead", "level", "lost", "missed", "nobody holds")
+
+
+def load(dirs: list[Path]) -> dict[str, list[dict]]:
+    """results.json rows by workload; a later directory replaces an earlier one's workload."""
+    by_workload: dict[str, list[dict]] = {}
+    for directory in dirs:
+        path = directory / "results.json"
+        if not path.is_file():
+            raise SystemExit(f"{directory}: no results.json (expected a `slo-scaler bench --sweep` output directory)")
+        rows = json.loads(path.read_text())
+        for name in {r["workload"] for r in rows}:
+            by_workload[name] = [r for r in rows if r["workload"] == name]
+    return by_workload
+
+
+def _holds(row: dict, target: float) -> bool:
+    return row["slo_attainment"] >= target - 1e-9
+
+
+def _tuned(rows: list[dict], policy: str) -> dict | None:
+    return next((r for r in rows if r["policy"] == policy and r["point"] == "tuned" and r["window"] == "eval"), None)
+
+
+def _cheapest(rows: list[dict], target: float) -> dict | None:
+    holding = [r for r in rows if _holds(r, target)]
+    return min(holding, key=lambda r: (r["gpu_seconds"], r["policy"])) if holding else None
+
+
+def verdict(ours: dict | None, other: dict | None, target: float) -> tuple[str, float | None]:
+    """The verdict and the ratio (the cheapest other's GPU-seconds over ours'; None without both)."""
+    ours_holds = ours is not None and _holds(ours, target)
+    if not ours_holds:
+        return ("missed" if other is not None else "nobody holds"), None
+    if other is None:
+        return "won", None
+    ratio = other["gpu_seconds"] / ours["gpu_seconds"]
+    if ratio >= 1.10:
+        return "won", ratio
+    if ratio >= 1.015:
+        return "ahead", ratio
+    return ("level" if ratio >= 0.985 else "lost"), ratio
+
+
+def score(rows: list[dict], target: float) -> dict:
+    """One workload: ours' tuned row, the cheapest other tuned row that holds, the verdict and the ratios."""
+    ours = _tuned(rows, OURS)
+    others = [r for r in rows if r["policy"] not in NOT_OTHERS and r["point"] == "tuned" and r["window"] == "eval"]
+    other = _cheapest(others, target)
+    name, ratio = verdict(ours, other, target)
+    clairvoyant = _tuned(rows, "clairvoyant")
+    over_clairvoyant = (ours["gpu_seconds"] / clairvoyant["gpu_seconds"]
+                        if ours and clairvoyant and clairvoyant["gpu_seconds"] > 0 else None)
+    return {"ours": ours, "other": other, "verdict": name, "ratio": ratio, "over_clairvoyant": over_clairvoyant}
+
+
+def frontier(rows: list[dict], target: float) -> tuple[dict | None, dict | None]:
+    """Ours' and the cheapest other's cheapest sweep point that holds on the evaluation window."""
+    sweep = [r for r in rows if r["window"] == "eval" and r["point"] == "sweep"]
+    return (_cheapest([r for r in sweep if r["policy"] == OURS], target),
+            _cheapest([r for r in sweep if r["policy"] not in NOT_OTHERS], target))
+
+
+def _point(row: dict | None, with_policy: bool = False) -> str:
+    if row is None:
+        return "-"
+    name = f"{row['policy']} {row['knob_value']:g}" if with_policy else f"{row['knob_value']:g}"
+    return f"{name}: {row['slo_attainment']:.2%} / {row['gpu_seconds']:,.0f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dirs", nargs="+", type=Path, help="`slo-scaler bench --sweep` output directories")
+    parser.add_argument("--target", type=float, default=0.99, help="attainment to hold on the evaluation window")
+    parser.add_argument("--frontier", action="store_true", help="also compare the evaluation window's frontiers")
+    args = parser.parse_args(argv)
+    if not 0 < args.target <= 1:
+        parser.error(f"--target: expected a share in (0, 1], got {args.target:g}")
+    by_workload = load(args.dirs)
+    counts: Counter[str] = Counter()
+    print(f"{'workload':18s} {'ours, tuned':28s} {'cheapest other that holds':40s} {'ratio':>6s} {'x clairv.':>9s}  verdict")
+    for name in sorted(by_workload):
+        s = score(by_workload[name], args.target)
+        counts[s["verdict"]] += 1
+        ratio = "-" if s["ratio"] is None else f"{s['ratio']:.2f}x"
+        over = "-" if s["over_clairvoyant"] is None else f"{s['over_clairvoyant']:.2f}"
+        holds = s["verdict"] in ("won", "ahead", "level", "lost")
+        flag = " (over 1.5x the clairvoyant)" if holds and s["over_clairvoyant"] and s["over_clairvoyant"] > 1.5 else ""
+        print(f"{name:18s} {_point(s['ours']):28s} {_point(s['other'], True):40s} {ratio:>6s} {over:>9s}  "
+              f"{s['verdict']}{flag}")
+        if args.frontier:
+            ours, other = frontier(by_workload[name], args.target)
+            ratio = f"{other['gpu_seconds'] / ours['gpu_seconds']:.2f}x" if ours and other else "-"
+            print(f"{'  frontier':18s} {_point(ours):28s} {_point(other, True):40s} {ratio:>6s}")
+    print(f"{len(by_workload)} workloads: " + ", ".join(f"{v} {counts[v]}" for v in VERDICTS))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

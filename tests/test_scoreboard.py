@@ -1,0 +1,71 @@
+"""scripts/scoreboard.py: the verdicts from bench results, and which run a workload comes from."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "scoreboard.py"
+spec = importlib.util.spec_from_file_location("scoreboard", SCRIPT)
+scoreboard = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(scoreboard)
+
+
+def row(workload, policy, attainment, gpu, point="tuned", knob=1.0, window="eval"):
+    return {"workload": workload, "policy": policy, "knob": "k", "knob_value": knob, "point": point, "window": window,
+            "seeds": 5, "slo_attainment": attainment, "gpu_seconds": gpu}
+
+
+def write(directory: Path, rows: list[dict]) -> Path:
+    directory.mkdir()
+    (directory / "results.json").write_text(json.dumps(rows))
+    return directory
+
+
+def workload(name, ours, others, clairvoyant=(1.0, 100.0)):
+    rows = [row(name, "slo-scaler", *ours), row(name, "clairvoyant", *clairvoyant)]
+    rows += [row(name, policy, att, gpu) for policy, att, gpu in others]
+    # Not others: a cheaper reference and tuning-window rows never count.
+    rows += [row(name, "static-peak", 1.0, 1.0, point="reference"), row(name, "static", 1.0, 1.0, window="tune")]
+    return rows
+
+
+@pytest.mark.parametrize("ours, others, expected, ratio", [
+    ((1.0, 100.0), [("static", 0.999, 120.0), ("knative-kpa", 0.995, 150.0)], "won", 1.2),
+    ((0.99, 100.0), [("static", 1.0, 105.0)], "ahead", 1.05),
+    ((1.0, 100.0), [("static", 1.0, 99.0)], "level", 0.99),
+    ((1.0, 100.0), [("static", 1.0, 90.0), ("ray-serve", 0.98, 50.0)], "lost", 0.9),  # ray-serve misses: not counted
+    ((0.985, 80.0), [("static", 0.99, 90.0)], "missed", None),
+    ((0.985, 80.0), [("static", 0.98, 90.0)], "nobody holds", None),
+    ((1.0, 100.0), [("static", 0.98, 90.0)], "won", None),  # nobody else holds
+])
+def test_verdicts_compare_ours_with_the_cheapest_other_that_holds(ours, others, expected, ratio):
+    s = scoreboard.score(workload("w", ours, others), 0.99)
+    assert s["verdict"] == expected
+    assert s["ratio"] == (None if ratio is None else pytest.approx(ratio))
+
+
+def test_prints_each_workload_from_the_last_run_that_scored_it_and_the_counts(tmp_path, capsys):
+    first = write(tmp_path / "a", workload("one", (1.0, 100.0), [("static", 1.0, 90.0)])
+                  + workload("two", (1.0, 100.0), [("static", 1.0, 200.0)], clairvoyant=(1.0, 50.0)))
+    second = write(tmp_path / "b", workload("one", (1.0, 100.0), [("static", 1.0, 130.0)]))
+    assert scoreboard.main([str(first), str(second)]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines()[1:-1]}
+    assert "1.30x" in lines["one"] and lines["one"].endswith("won")  # b's "one", not a's lost one
+    assert "2.00x" in lines["two"] and lines["two"].endswith("won (over 1.5x the clairvoyant)")  # 100 / 50
+    assert out.splitlines()[-1] == "2 workloads: won 2, ahead 0, level 0, lost 0, missed 0, nobody holds 0"
+
+
+def test_a_directory_without_results_is_named_in_the_error(tmp_path):
+    with pytest.raises(SystemExit, match="empty: no results.json"):
+        scoreboard.main([str(tmp_path / "empty")])
+
+
+def test_the_frontier_takes_each_side_s_cheapest_sweep_point_that_holds_on_the_evaluation_window():
+    rows = [row("w", "slo-scaler", 1.0, 300.0, point="sweep", knob=0.5), row("w", "slo-scaler", 0.98, 200.0, point="sweep", knob=0.9),
+            row("w", "slo-scaler", 0.995, 250.0, point="sweep", knob=0.7), row("w", "static", 1.0, 240.0, point="sweep", knob=3),
+            row("w", "static", 0.5, 100.0, point="sweep", knob=2), row("w", "clairvoyant", 1.0, 10.0, point="sweep")]
+    ours, other = scoreboard.frontier(rows, 0.99)
+    assert (ours["knob_value"], other["policy"], other["knob_value"]) == (0.7, "static", 3)
