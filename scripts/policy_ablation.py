@@ -17,8 +17,8 @@ default configuration (one configuration for every workload, never tuned) and fo
 - yellow-sheds: the shipped default yellowShedClasses (batch, background refused in YELLOW);
 - ttft-only-slots: maxConcurrency calibrated on TTFT alone (the previous calibration);
 - quarter-burst-slots: a burst may fill a quarter of the safe concurrency (an earlier share);
-- full-burst-slots: a burst may fill all of the safe concurrency (the share until stop 37), not
-  the share the batches are kept at;
+- burst-slots-at-target: a burst may fill the batches to the share they are kept at
+  (TPOT_TARGET_SHARE of the safe concurrency; stops 37-39), not all of it;
 - split-slots: the TTFT-judged batch for the predictor's slot wait, the TPOT-judged one for
   bursts and RED admission (two concurrencies instead of one maxConcurrency);
 - tpot-on-offered-load: the TPOT need scaled by arrivals over completions (tried, not in).
@@ -212,9 +212,9 @@ class QuarterBurstSlots(Variant):
     patch = (headroom, "burst_replicas", _burst_slot_share(headroom.burst_replicas, 0.25))
 
 
-class FullBurstSlots(Variant):
-    name = "ours-full-burst-slots"
-    patch = (headroom, "burst_replicas", _burst_slot_share(headroom.burst_replicas, 1.0))
+class BurstSlotsAtTarget(Variant):
+    name = "ours-burst-slots-at-target"
+    patch = (headroom, "burst_replicas", _burst_slot_share(headroom.burst_replicas, decide_module.TPOT_TARGET_SHARE))
 
 
 class SplitSlots(SloScaler):
@@ -378,7 +378,7 @@ class ShortBurstMemory(Variant):
 
 
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
-            TtftOnlySlots, QuarterBurstSlots, FullBurstSlots, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
+            TtftOnlySlots, QuarterBurstSlots, BurstSlotsAtTarget, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, WindowTrendOnly, PoissonHorizonTrend)

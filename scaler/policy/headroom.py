@@ -8,8 +8,8 @@ requests already running) covers it:
 
     N >= (A_w + R) / (c x w + share x S)
 
-with `share` the part of the safe concurrency S a burst may fill (the caller's: the share of S
-the batches are kept at, TPOT_TARGET_SHARE in decide).
+with `share` the part of the safe concurrency S a burst may fill (the caller's: all of it,
+BURST_SLOT_SHARE in decide).
 
 Requests are not all the same work: a burst of long prompts (documents sent in a batch) fills the
 prefill, not the slots, and its count looks like any other. So the same history is kept in prompt
