@@ -948,9 +948,15 @@ def mmpp_path(rng: random.Random, seconds: float) -> list[tuple[float, int]]:
     return path
 
 
+def last_step(steps: list[tuple[float, float]]) -> Rate:
+    """A piecewise-constant rate from (start, value) steps, oldest first: the value of the last step
+    started by t (the first step's before it)."""
+    starts = [start for start, _ in steps]
+    return lambda t: steps[max(0, bisect.bisect_right(starts, t) - 1)][1]
+
+
 def step_rate(path: list[tuple[float, int]]) -> Rate:
-    starts = [start for start, _ in path]
-    return lambda t: MMPP_RATES[path[max(0, bisect.bisect_right(starts, t) - 1)][1]]
+    return last_step([(start, MMPP_RATES[state]) for start, state in path])
 
 
 def mmpp_arrivals(rng: random.Random, path: list[tuple[float, int]], seconds: float) -> list[float]:
@@ -1776,8 +1782,8 @@ def aimd_windows(rng: random.Random, seconds: float) -> list[tuple[float, float]
 
 
 def aimd_rate(windows: list[tuple[float, float]]) -> Rate:
-    starts = [start for start, _ in windows]
-    return lambda t: AIMD_BASE + windows[max(0, bisect.bisect_right(starts, t) - 1)][1]
+    job = last_step(windows)
+    return lambda t: AIMD_BASE + job(t)
 
 
 def aimd_sawtooth(rng: random.Random, seconds: float,
