@@ -10,7 +10,7 @@ from __future__ import annotations
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from scaler.policy.decide import State
+from scaler.policy.decide import MAX_FORECAST_GROWTH, State
 from scaler.server.registry import ModelRegistry
 
 # (name, help, value of a Decision); the decision's inputs and outputs, one gauge each.
@@ -22,7 +22,8 @@ DECISION_GAUGES = (
     ("arrival_rate", "Estimated arrivals, requests per second (exact when the RLS counts them).",
      lambda d: d.arrival_rps),
     ("arrival_forecast_rate", "Arrivals forecast one scale-up latency ahead, requests per second: the rate plus "
-     "its rise over the rate window or the scale-up horizon, at most 3x the rate.", lambda d: d.arrival_forecast_rps),
+     f"its rise over the rate window or the scale-up horizon, at most {MAX_FORECAST_GROWTH:g}x the rate.",
+     lambda d: d.arrival_forecast_rps),
     ("completion_rate", "Completions, requests per second.", lambda d: d.completion_rps),
     ("replica_capacity", "Requests per second one replica completes (configured, learned or prior).",
      lambda d: d.capacity_rps),
