@@ -304,3 +304,31 @@ def test_the_tpot_histogram_reaches_the_policy_as_the_share_over_the_slo():
     assert entry.decision.need >= 4 * (0.02 / 0.005) ** (1 / 3) - 0.01, entry.decision
     assert any("missed the TPOT SLO" in note for note in entry.decision.notes)
     assert silent.decision.tpot_slow_share is None and silent.decision.need < 4  # no TPOT SLO: nothing counted
+
+
+class _Source:
+    kind = "prometheus"
+
+
+def test_series_seen_with_no_ready_replica_then_gone_are_vanished_not_missing():
+    """A round can read a model's gauges with no ready replica (its target went down between two
+    of the round's queries); the next round without series is then "series-vanished"."""
+    from scaler.server.poller import Poller
+    from scaler.server.registry import NO_SERIES
+    from scaler.sources.base import NoSeries
+
+    clock = Clock()
+    registry = ModelRegistry(clock=clock)
+    poller = Poller(registry, clock=clock)
+    never, seen = registry.ensure(META), registry.ensure({**META, "model": "mistral"})
+    poller._apply(never, _Source(), NoSeries("none"), clock.now, 0.01)
+    assert never.decision.reason == NO_SERIES, "a model never seen has no series: not vanished"
+
+    for ready in (2, 0):
+        clock.now += 1
+        poller._apply(seen, _Source(), Observation(clock.now, 3, 4, ready, 0.0), clock.now, 0.01)
+    assert seen.known.ready_replicas == 0
+    for _ in range(2):  # and every round after, until the series come back
+        clock.now += 1
+        poller._apply(seen, _Source(), NoSeries("gone"), clock.now, 0.01)
+        assert (seen.decision.state.value, seen.decision.reason) == ("UNKNOWN", SERIES_VANISHED)

@@ -107,16 +107,17 @@ class Poller:
 
     def _apply(self, entry: ModelEntry, source: Source, result, now: float, elapsed: float) -> None:
         key = entry.metadata.source.discovery_key
-        if isinstance(result, NoSeries) and self._no_pods(key):
+        no_pods = isinstance(result, NoSeries) and self._no_pods(key)
+        if no_pods:
             # Discovery says no pod exists at all: zero replicas is then a fact, not a guess.
             result = Observation(time=now, waiting=0.0, running=0.0, ready_replicas=0, completed_total=None,
                                  note="no series and no pod")
         if isinstance(result, Observation):
+            entry.series_seen = not no_pods
             ages = self.discovery.starting_ages(key, now) if self.discovery and key else None
             entry.apply(result, ages, self.clock(), elapsed)
         elif isinstance(result, NoSeries):
-            had = entry.known is not None and entry.known.ready_replicas > 0
-            entry.fail(f"{source.kind}: {result}", self.clock(), SERIES_VANISHED if had else NO_SERIES)
+            entry.fail(f"{source.kind}: {result}", self.clock(), SERIES_VANISHED if entry.series_seen else NO_SERIES)
         else:
             entry.fail(f"{source.kind}: {result}", self.clock())
 

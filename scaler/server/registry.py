@@ -81,6 +81,10 @@ class ModelEntry:
         self.state = ModelState()
         self.decision: Decision | None = None
         self.known: Decision | None = None  # the latest GREEN/YELLOW/RED decision
+        # The source has answered with this model's series since it last knew of no pod: their
+        # absence now is "series-vanished", not "no-series" (a round may see the gauges with no
+        # ready replica, as a target goes down between two of its queries).
+        self.series_seen = False
         self.observation: Observation | None = None  # the latest good one
         self.error: str | None = None  # why the latest round gave no observation
         self.query_seconds: float | None = None  # the source round that served the latest observation
