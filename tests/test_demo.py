@@ -138,6 +138,7 @@ def test_ctrl_c_stops_everything_the_demo_started(tmp_path):
             proc.wait()
     assert proc.returncode == 130, "".join(lines) + rest
     assert "interrupted" in rest
+    # The children first: one may outlive the demo's exit by a moment, and its port with it.
+    poll_until(lambda: not _processes_mentioning(str(out)), 5, "the demo's children to be gone")
     for name, port in ports.items():
         assert _closed(port), (name, port)
-    poll_until(lambda: not _processes_mentioning(str(out)), 5, "the demo's children to be gone")
