@@ -579,9 +579,87 @@ the pages and files cited below, in excerpts or whole as said. Nothing here is c
   requests paced; 1 s dispersion 2.0-3.4. Where batch-backfill sends one block of one length mix and tenant-shift and
   thinking-upgrade move the mix once, here the mix switches some 20 times, the rate with it.
 
+Set 12 (`--set 12`): three more shapes, 20 minutes each, chosen from published descriptions of traffic, incident reports
+and issue threads without running any policy on them or reading any policy's result (nor any results file); the set is
+held out, designed blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session, through a search of
+stored copies: the pages, issues and pull requests cited below, in excerpts or whole as said; also seen in search
+results and not used: pages on retry storms, exponential backoff with jitter and metastable failures (a shape not taken:
+a dip followed by synchronised retries, which outage-retry and lockstep-echoes already hold). Nothing here is cited from
+memory.
+
+- `long-context-tenant.csv` (~8.6 requests/s; 8.3-8.9 on seeds 0-15): one tenant's long-document job switched on twice
+  for a few minutes: the request rate barely moves while the prompt tokens triple. On a shared deployment "a power user
+  running 200K-token context windows on a complex research workflow" makes every other customer's latency spike while
+  the p50 looks fine, and "a GPU that can serve 50 concurrent short-context users can be fully saturated by two users
+  running extended research workflows" (tianpan.co/blog/2026-04-17-multi-tenant-llm-noisy-neighbor-isolation, read in
+  excerpts); a feature sending heavy requests can starve the others "without ever appearing in request-count graphs. The
+  traffic isn't noisy in the dimension you're measuring"
+  (tianpan.co/blog/2026-04-16-noisy-neighbor-llm-shared-infrastructure-tenancy, read in an excerpt); ServeGen builds a
+  workload from a pool of clients, each with its own rate, burstiness and length distributions, which its tools filter
+  by average input length (github.com/alibaba/ServeGen README, read whole). Here: the other tenants Poisson at 8
+  requests/s with the conversation trace's lengths; the heavy tenant's job runs twice, first from a seeded time in
+  minutes 3-5, each run 3-5 minutes long, the second 3-5 minutes after the first ends (all seeded uniform), sending
+  Poisson at 1.5 requests/s a document and a question (lognormal, median 12,000 tokens, sigma 0.15: near the script's
+  16,384-token window, as the source's 200K is near a frontier model's; 1-3% cut to it) for an answer of median 400
+  tokens (sigma 0.5); all ours. On seeds 0-15: within the runs the requests come at 1.15-1.22x the rate outside them and
+  the prompt tokens at 2.7-3.1x; the prompts above 8,000 tokens (the tenant's: one conversation-trace prompt in the 16
+  traces is that long) come at 1.35-1.61 requests/s in the runs, no gap over 6 s inside a run, and their groups (at gaps
+  over 30 s, of 20 or more) match the runs' ends within 3 s; outside the runs the median prompt is 1,010-1,027 tokens.
+  Where tenant-shift moves one client's share (to long outputs) over 18 minutes, micro-batches sends paced waves of
+  documents every 2 minutes that raise the request rate 2.3x, and batch-backfill doubles the rate for 4 minutes, here a
+  few requests a second, on and off twice, carry most of the prefill.
+- `runaway-outputs.csv` (9 requests/s, level): a bad build makes a few replies never stop, so for some minutes 5% of the
+  requests run to the output cap while the request rate and the median reply stay put. On February 20, 2024 "an
+  optimization to the user experience introduced a bug": "inference kernels produced incorrect results when used in
+  certain GPU configurations", and ChatGPT answered with nonsense until a fix was rolled out, 7.5 hours after the first
+  status post (status.openai.com/incidents/ssg8fh7sfyz3, read whole); reports had it "stuck on a limited set of phrases"
+  (socialbites.ca, read in an excerpt). Models in a degenerate repetition loop emit one token "~32,000 times until the
+  max output token limit", silently, in 23 of 1,471 responses of one session (github.com/anthropics/claude-code issue
+  82803); on a 122B model at 40 tokens/s "a stuck loop wastes up to 13 minutes before hitting max_tokens"
+  (github.com/waybarrios/vllm-mlx pull request 188), and a 27B model "burns 16K tokens per degenerate turn" (pull
+  request 723); a Llama 3 Instruct served with a mismatched end-of-sequence token "was not stopping generation"
+  (github.com/vllm-project/vllm issue 4180); all read in excerpts. Here: Poisson at 9 requests/s with the conversation
+  trace's lengths; from a seeded deploy in minutes 4-8 a rolling deploy moves the fleet to a bad build over 2 minutes,
+  and a seeded 6-9 minutes later (hours, compressed) a rollback moves it back as fast; on the bad build 5% of the
+  replies loop and run to their max_tokens, taken to be the script's 4,096-token cap (all ours; the claude-code
+  session's 1.6% fixated on one context). The mean output goes from ~211 tokens to ~405 while the median stays near the
+  conversation trace's 129. On seeds 0-15: 3.9-5.6% of the requests at the cap between the deploy's end and the
+  rollback, at most 0.1% before the deploy or after the rollback (the conversation trace's own tail), 89-97% of the
+  replies above 2,000 tokens there exactly at the cap; output tokens per second 1.7-2.2x those before the deploy; the
+  minutes with 2% or more at the cap form one run, starting 3 s before to 103 s after the deploy and ending 47-104 s
+  after the rollback starts; the median output 122-133 tokens before the deploy and 132-144 between; the last 3 minutes'
+  requests 0.95-1.05x the first 4's. Where thinking-upgrade lengthens half the replies for good (the median with them)
+  and tenant-shift and flash-crowd change the mix with a client or a crowd, here a twentieth of the replies jump to the
+  cap for some minutes and come back, and nothing else moves: it shows in the requests only as very long decodes.
+- `call-surge.csv` (~8 requests/s; 7.6-8.9 on seeds 0-15): a voice agent answering a company's phone line when the
+  company's own service fails: the calls triple, and the model calls follow the calls in progress, not those answered,
+  with prompts that grow through each call. A voice agent runs speech-to-text, the model and text-to-speech in a cascade
+  for each turn (sys.ironclad.academy/articles/design-ai-voice-agent, read in an excerpt), and "every time your agent
+  responds, the system sends the entire conversation history back to the LLM" (squadstack.ai, "Why voice AI gets worse
+  the longer it talks", read in an excerpt); an inbound agent in production has "one assistant per brand" with its own
+  system prompt, aims to resolve a call in under 90 s and caps every call at 180 s
+  (kareypowell.com/blog/ai-voice-agents-under-90-seconds, read in an excerpt). A website, payment or app outage makes
+  customers call: "the spike begins within minutes of the failure and sustains until the issue is resolved", at 3-15x
+  the usual volume (turnella.com/contact-centre-volume-spike, read in an excerpt). Here: calls answered Poisson at 0.5/s
+  (from 3 minutes before the trace, so it opens with calls in progress); from a seeded outage in minutes 3-6 the call
+  rate rises linearly over 2 minutes to 3x, holds until a seeded resolution 7-10 minutes later, then decays back
+  exponentially with a 2-minute time constant; each call a lognormal number of turns (median 8, sigma 0.5) a lognormal
+  14 s apart (sigma 0.3: a spoken reply and the caller's answer), ended at the 180 s cap; each turn's prompt the line's
+  fixed 1,200-token system prompt, the conversation so far and the caller's words (lognormal, median 20 tokens, sigma
+  0.6), its output a spoken reply (median 35, sigma 0.4); all ours. A call makes ~8.2 model calls. On seeds 0-15:
+  3.3-5.0 requests/s before the outage and 11.7-13.9 once it has held 5 minutes (2.6-3.7x); the requests above the level
+  before the outage come on average 49-78 s after the calls above it are answered (the calls in progress lag those
+  answered); the median history a prompt carries past the system prompt is 164-204 tokens 30-150 s after the outage
+  starts, 0.66-0.83x its 235-269 on the plateau, and 266-310 tokens 30-150 s after the resolution (1.39-1.89x the
+  rise's), as the line fills with new calls and then empties of them; prompts at a median of 1,445-1,455 tokens, none
+  below the system prompt or above 2,700; outputs at a median of 35. Where agent-sessions keeps a steady population of
+  long agent sessions and flash-crowd and region-failover move the request rate at once, here the rate follows call
+  arrivals through the calls' length, and the history the prompts carry shortens as the surge comes in and lengthens as
+  it goes out.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -1914,10 +1992,153 @@ def set11_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     raise ValueError(f"trace: expected one of {', '.join(SET11)}, got {name!r}")
 
 
+# ---- set 12 ---------------------------------------------------------------------------------------
+
+LONGCTX_BASE, LONGCTX_RATE = 8.0, 1.5  # req/s: the other tenants'; the heavy tenant's while its job runs
+LONGCTX_START_S, LONGCTX_RUN_S, LONGCTX_GAP_S = (180.0, 300.0), (180.0, 300.0), (180.0, 300.0)  # uniform, s: runs
+LONGCTX_DOCUMENT, LONGCTX_ANSWER = (12000.0, 0.15), (400.0, 0.5)  # lognormal (median, sigma): its prompts; answers
+
+
+def longctx_runs(rng: random.Random) -> list[tuple[float, float]]:
+    """(start, end) of the heavy tenant's two runs: the first starts a uniform LONGCTX_START_S into the trace, each
+    lasts a uniform LONGCTX_RUN_S, the second starts a uniform LONGCTX_GAP_S after the first ends; both end by 20
+    minutes."""
+    start = rng.uniform(*LONGCTX_START_S)
+    first = (start, start + rng.uniform(*LONGCTX_RUN_S))
+    start = first[1] + rng.uniform(*LONGCTX_GAP_S)
+    return [first, (start, start + rng.uniform(*LONGCTX_RUN_S))]
+
+
+def longctx_rate(runs: list[tuple[float, float]]) -> Rate:
+    on = LONGCTX_BASE + LONGCTX_RATE
+    return last_step([(0.0, LONGCTX_BASE)] + [step for a, b in runs for step in ((a, on), (b, LONGCTX_BASE))])
+
+
+def long_context_tenant(rng: random.Random, seconds: float,
+                        runs: list[tuple[float, float]]) -> list[tuple[float, int, int]]:
+    """The other tenants Poisson at LONGCTX_BASE with the conversation trace's lengths, plus, within each run, the heavy
+    tenant's long-document questions Poisson at LONGCTX_RATE: prompts near the context window, answers of a few hundred
+    tokens."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, LONGCTX_BASE, 0.0, seconds)]
+    for a, b in runs:
+        rows += [(t, clamp(lognormal_draw(rng, LONGCTX_DOCUMENT), PROMPT_MAX),
+                  clamp(lognormal_draw(rng, LONGCTX_ANSWER), OUTPUT_MAX))
+                 for t in poisson_times(rng, LONGCTX_RATE, a, b)]
+    return sorted(rows)
+
+
+RUNAWAY_RATE, RUNAWAY_SHARE, RUNAWAY_ROLL_S = 9.0, 0.05, 120.0  # req/s; replies that loop on the bad build; its roll
+RUNAWAY_DEPLOY_S, RUNAWAY_INCIDENT_S = (240.0, 480.0), (360.0, 540.0)  # uniform: the deploy; from it to the rollback
+
+
+def runaway_incident(rng: random.Random) -> tuple[float, float]:
+    """The bad build's deploy (uniform in RUNAWAY_DEPLOY_S) and its rollback (a uniform RUNAWAY_INCIDENT_S later)."""
+    deploy = rng.uniform(*RUNAWAY_DEPLOY_S)
+    return deploy, deploy + rng.uniform(*RUNAWAY_INCIDENT_S)
+
+
+def runaway_share(deploy: float, rollback: float) -> Callable[[float], float]:
+    """The share of replies at t that never emit a stop token: RUNAWAY_SHARE x the share of the fleet on the bad build,
+    which its rolling deploy raises linearly over RUNAWAY_ROLL_S from `deploy` and the rollback lowers as fast from
+    `rollback`."""
+    def rolled(t: float, at: float) -> float:
+        return min(max((t - at) / RUNAWAY_ROLL_S, 0.0), 1.0)
+    return lambda t: RUNAWAY_SHARE * (rolled(t, deploy) - rolled(t, rollback))
+
+
+def runaway_outputs(rng: random.Random, seconds: float,
+                    share: Callable[[float], float]) -> list[tuple[float, int, int]]:
+    """Poisson at RUNAWAY_RATE with the conversation trace's lengths; a reply that loops runs on to the request's
+    max_tokens, which clients mostly leave at the model's limit (here the output cap), so its output is the cap."""
+    rows = []
+    for t in poisson_times(rng, RUNAWAY_RATE, 0.0, seconds):
+        prompt, output = conv_lengths(rng)
+        rows.append((t, prompt, OUTPUT_MAX if rng.random() < share(t) else output))
+    return rows
+
+
+CALL_BASE, CALL_SURGE, CALL_RISE_S, CALL_DECAY_S = 0.5, 3.0, 120.0, 120.0  # calls/s; the surge's multiple; its ramps
+CALL_OUTAGE_S, CALL_OUTAGE_LENGTH_S = (180.0, 360.0), (420.0, 600.0)  # uniform: the outage's start; its length
+CALL_CAP_S, CALL_SYSTEM = 180.0, 1200  # a call's hard cap; the line's system prompt (one assistant per line), tokens
+CALL_TURNS, CALL_GAP_S = (8.0, 0.5), (14.0, 0.3)  # lognormal (median, sigma): turns a call; seconds between turns
+CALL_UTTERANCE, CALL_REPLY = (20.0, 0.6), (35.0, 0.4)  # lognormal (median, sigma), tokens: the caller's words; a reply
+
+
+def call_outage(rng: random.Random) -> tuple[float, float]:
+    """The outage's start (uniform in CALL_OUTAGE_S) and its resolution (a uniform CALL_OUTAGE_LENGTH_S later)."""
+    outage = rng.uniform(*CALL_OUTAGE_S)
+    return outage, outage + rng.uniform(*CALL_OUTAGE_LENGTH_S)
+
+
+def call_rate(outage: float, resolved: float) -> Rate:
+    """Calls answered per second: CALL_BASE; from `outage` a linear rise over CALL_RISE_S to CALL_SURGE x that, held
+    until `resolved`, then an exponential decay back (time constant CALL_DECAY_S)."""
+    excess = CALL_BASE * (CALL_SURGE - 1.0)
+
+    def rate(t: float) -> float:
+        if t < outage:
+            return CALL_BASE
+        if t < resolved:
+            return CALL_BASE + excess * min((t - outage) / CALL_RISE_S, 1.0)
+        return CALL_BASE + excess * math.exp(-(t - resolved) / CALL_DECAY_S)
+    return rate
+
+
+def voice_call(rng: random.Random, start: float) -> list[tuple[float, int, int]]:
+    """One call answered by a voice agent: a model call per caller turn (a lognormal CALL_GAP_S apart), each resending
+    the system prompt and the conversation so far plus the caller's new words, for a short spoken reply; the call ends
+    after a lognormal number of turns (CALL_TURNS) or at the hard cap CALL_CAP_S."""
+    turns = max(1, round(lognormal_draw(rng, CALL_TURNS)))
+    t, context, rows = start, float(CALL_SYSTEM), []
+    for k in range(turns):
+        if k:
+            t += lognormal_draw(rng, CALL_GAP_S)
+            if t - start > CALL_CAP_S:
+                break
+        context += lognormal_draw(rng, CALL_UTTERANCE)
+        reply = lognormal_draw(rng, CALL_REPLY)
+        rows.append((t, clamp(context, PROMPT_MAX), clamp(reply, OUTPUT_MAX)))
+        context += reply
+    return rows
+
+
+def call_surge(rng: random.Random, seconds: float, rate: Rate) -> tuple[list[tuple[float, int, int]], list[float],
+                                                                        list[int]]:
+    """Calls answered as a Poisson process at `rate`, from CALL_CAP_S before the trace (so it opens with the calls a
+    steady line would have in progress), each a voice_call; model calls outside the trace are dropped. The rows, the
+    call starts within the trace, and the model calls per 10 s."""
+    starts = poisson_times(rng, CALL_BASE, -CALL_CAP_S, 0.0) + renewal(rng, rate, seconds, 1.0)
+    rows = [row for start in starts for row in voice_call(rng, start) if 0.0 <= row[0] < seconds]
+    per_10s = [0] * (int(seconds // 10.0) + 1)
+    for t, _, _ in rows:
+        per_10s[int(t // 10.0)] += 1
+    return sorted(rows), [s for s in starts if s >= 0.0], per_10s
+
+
+SET12 = ("long-context-tenant", "runaway-outputs", "call-surge")
+
+
+def set12_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; for long-context-tenant given
+    the realised runs, for call-surge the realised model calls spread over each 10 s) of one set-12 trace, each from its
+    own random stream."""
+    rng = random.Random(f"unseen-set12/{name}/{seed}")
+    seconds = 1200.0
+    if name == "long-context-tenant":
+        runs = longctx_runs(rng)
+        return long_context_tenant(rng, seconds, runs), seconds, longctx_rate(runs)
+    if name == "runaway-outputs":
+        return runaway_outputs(rng, seconds, runaway_share(*runaway_incident(rng))), seconds, lambda t: RUNAWAY_RATE
+    if name == "call-surge":
+        rows, _, per_10s = call_surge(rng, seconds, call_rate(*call_outage(rng)))
+        return rows, seconds, lambda t: per_10s[int(t // 10.0)] / 10.0
+    raise ValueError(f"trace: expected one of {', '.join(SET12)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
-        10: (SET10, set10_trace), 11: (SET11, set11_trace)}
+        10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

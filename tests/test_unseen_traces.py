@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 11 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 12 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -238,7 +238,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
 
 @pytest.mark.parametrize("number, low_rps, top_rps", [(4, 6.0, 12.0), (5, 6.0, 14.0), (6, 6.0, 14.0), (7, 6.0, 14.0),
                                                     (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0),
-                                                    (11, 9.0, 16.0)])
+                                                    (11, 9.0, 16.0), (12, 6.0, 12.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -257,10 +257,11 @@ def shifted(name: str, arrivals: list, trace=unseen.set4_trace) -> tuple[list[fl
 EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, unseen.set5_trace, 0.1),
                   6: (unseen.SET6, unseen.set6_trace, 0.1), 7: (unseen.SET7, unseen.set7_trace, 0.1),
                   8: (unseen.SET8, unseen.set8_trace, 0.1), 9: (unseen.SET9, unseen.set9_trace, 0.1),
-                  10: (unseen.SET10, unseen.set10_trace, 0.1), 11: (unseen.SET11, unseen.set11_trace, 0.1)}
+                  10: (unseen.SET10, unseen.set10_trace, 0.1), 11: (unseen.SET11, unseen.set11_trace, 0.1),
+                  12: (unseen.SET12, unseen.set12_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -268,9 +269,10 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     of the realised breaker states for breaker-dips, of the realised research calls per minute for research-fanout,
     of the realised new users' requests per minute for viral-growth, of the realised polling calls per 10 s for
     lockstep-echoes, of the realised AIMD windows for aimd-sawtooth, of the realised agent calls per minute for
-    context-creep, of the realised evaluation requests per 10 s for eval-suite) within 5%: 0.973-1.022 on seeds 0-15 for
+    context-creep, of the realised evaluation requests per 10 s for eval-suite, of the realised runs for
+    long-context-tenant, of the realised model calls per 10 s for call-surge) within 5%: 0.973-1.022 on seeds 0-15 for
     set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for
-    set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11."""
+    set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set 12."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -1027,8 +1029,119 @@ def test_eval_suite_switches_the_work_per_request_in_blocks_and_bursts_after_the
     assert dispersion(counts(times, 1.0, seconds)) >= 1.5
 
 
+def clusters(times: list[float], gap: float) -> list[tuple[float, float, int]]:
+    """(first, last, count) of each run of times (sorted) with no gap over `gap` between neighbours."""
+    runs: list[tuple[float, float, int]] = []
+    for t in times:
+        if runs and t - runs[-1][1] <= gap:
+            runs[-1] = (runs[-1][0], t, runs[-1][2] + 1)
+        else:
+            runs.append((t, t, 1))
+    return runs
+
+
+def test_long_context_tenant_switches_long_prompts_on_twice_and_triples_the_prefill_not_the_requests(set_arrivals):
+    """8 req/s of other tenants (the conversation trace's lengths) plus a heavy tenant's job, run twice (each 3-5
+    minutes, the first from minute 3-5, the second 3-5 minutes after it), sending 1.5 req/s of ~12,000-token documents.
+    The runs are found from the requests alone: the prompts above 8,000 tokens grouped at gaps over 30 s (the
+    conversation trace's prompts reach 8,000 about once in 16 traces, so groups of fewer than 20 are left out). On seeds
+    0-15: two groups, their ends within 3 s of the generator's runs; in them the long prompts at 1.35-1.61 req/s, the
+    requests at 1.15-1.22x the rate outside and the prompt tokens at 2.7-3.1x; outside them the median prompt
+    1,010-1,027 tokens."""
+    arrivals = set_arrivals(12)["long-context-tenant.csv"]
+    times, seconds, _ = shifted("long-context-tenant", arrivals, unseen.set12_trace)
+    runs = unseen.longctx_runs(random.Random("unseen-set12/long-context-tenant/0"))  # the generator's first draws
+    found = [(a, b) for a, b, n in clusters([t for t, a in zip(times, arrivals) if a.prompt_tokens > 8000], 30.0)
+             if n >= 20]
+    assert len(found) == 2 and all(abs(a - x) <= 10.0 and abs(b - y) <= 10.0 for (a, b), (x, y) in zip(found, runs)), (
+        found, runs)
+    assert all(150.0 <= b - a <= 330.0 for a, b in found) and 150.0 <= found[1][0] - found[0][1] <= 330.0, found
+    inside = [any(a <= t <= b for a, b in found) for t in times]
+    span = sum(b - a for a, b in found)
+    rate_in, rate_out = sum(inside) / span, (len(times) - sum(inside)) / (seconds - span)
+    assert 1.08 <= rate_in / rate_out <= 1.3 and abs(rate_out / unseen.LONGCTX_BASE - 1.0) < 0.06, (rate_in, rate_out)
+    long_in = sum(1 for a, i in zip(arrivals, inside) if i and a.prompt_tokens > 8000) / span
+    assert abs(long_in / unseen.LONGCTX_RATE - 1.0) < 0.2, long_in
+    prompt_in = sum(a.prompt_tokens for a, i in zip(arrivals, inside) if i) / span
+    prompt_out = sum(a.prompt_tokens for a, i in zip(arrivals, inside) if not i) / (seconds - span)
+    assert 2.4 <= prompt_in / prompt_out <= 3.5, prompt_in / prompt_out
+    outside = [a.prompt_tokens for a, i in zip(arrivals, inside) if not i]
+    assert abs(statistics.median(outside) / 1020.0 - 1.0) < 0.05 and sum(p > 8000 for p in outside) <= 2
+
+
+def test_runaway_outputs_send_a_twentieth_of_the_replies_to_the_cap_between_a_deploy_and_its_rollback(set_arrivals):
+    """Poisson at 9 req/s with the conversation trace's lengths; a bad build, rolled out over 2 minutes from a seeded
+    deploy (minutes 4-8) and rolled back as fast 6-9 minutes later, makes 5% of the replies loop to the 4,096-token cap.
+    On seeds 0-15: 3.9-5.6% of the requests at the cap between the deploy's end and the rollback, at most 0.1% before or
+    after; 89-97% of the replies above 2,000 tokens there exactly at the cap (a longer tail would spread them); output
+    tokens per second 1.7-2.2x those before the deploy, the median output 122-133 before and 132-144 between; the
+    minutes with 2% or more at the cap one run, from -3..+103 s of the deploy to 47-104 s after the rollback starts; the
+    last 3 minutes' requests 0.95-1.05x the first 4's."""
+    arrivals = set_arrivals(12)["runaway-outputs.csv"]
+    times, seconds, _ = shifted("runaway-outputs", arrivals, unseen.set12_trace)
+    deploy, rollback = unseen.runaway_incident(random.Random("unseen-set12/runaway-outputs/0"))  # its first draws
+    roll, cap = unseen.RUNAWAY_ROLL_S, unseen.OUTPUT_MAX
+
+    def outputs(a: float, b: float) -> list[int]:
+        return [x.max_tokens for x in arrivals[bisect.bisect_left(times, a):bisect.bisect_left(times, b)]]
+    before, held, after = outputs(0.0, deploy), outputs(deploy + roll, rollback), outputs(rollback + roll, seconds)
+    at_cap = [sum(o == cap for o in phase) / len(phase) for phase in (before, held, after)]
+    assert at_cap[0] <= 0.003 and at_cap[2] <= 0.003 and 0.03 <= at_cap[1] <= 0.07, at_cap
+    tail = [o for o in held if o > 2000]
+    assert sum(o == cap for o in tail) / len(tail) >= 0.8  # a spike at the cap, not a longer tail
+    assert 1.5 <= (sum(held) / (rollback - deploy - roll)) / (sum(before) / deploy) <= 2.6
+    assert abs(statistics.median(before) / 129.0 - 1.0) < 0.08  # the conversation trace's median
+    assert statistics.median(held) <= 1.15 * statistics.median(before)
+    per_min, cap_min = counts(times, 60.0, seconds), counts([t for t, x in zip(times, arrivals) if x.max_tokens == cap],
+                                                            60.0, seconds)
+    found = [i for i, (n, c) in enumerate(zip(per_min, cap_min)) if c >= 0.02 * n]
+    assert found == list(range(found[0], found[-1] + 1)), found  # one run
+    assert deploy - 60.0 <= 60.0 * found[0] <= deploy + roll + 30.0, (found, deploy)
+    assert rollback <= 60.0 * (found[-1] + 1) <= rollback + roll + 60.0, (found, rollback)
+    assert 0.9 <= sum(per_min[-3:]) / 180.0 / (sum(per_min[:4]) / 240.0) <= 1.1  # the requests stay level
+
+
+def test_call_surge_triples_the_calls_and_the_model_calls_follow_the_calls_in_progress(set_arrivals):
+    """A voice agent's line: calls at 0.5/s, tripled over 2 minutes from a seeded outage (minutes 3-6) until a seeded
+    resolution 7-10 minutes later, then decaying; each call ~8 turns 14 s apart, each turn a model call resending the
+    fixed 1,200-token system prompt and the conversation so far, for a short spoken reply. On seeds 0-15: 3.3-5.0 req/s
+    before the outage, 2.6-3.7x that once it has held 5 minutes; the requests above the level before the outage come
+    on average 49-78 s after the calls above it are answered (-20..+16 s if each call's model calls all came at its
+    start); the median history past the system prompt 30-150 s after the outage starts 0.66-0.83x the plateau's,
+    30-150 s after the resolution 1.39-1.89x the rise's; no prompt below the system prompt or above 2,700 tokens,
+    outputs at a median of 35."""
+    arrivals = set_arrivals(12)["call-surge.csv"]
+    times, seconds, _ = shifted("call-surge", arrivals, unseen.set12_trace)
+    rng = random.Random("unseen-set12/call-surge/0")  # the generator's draws again, for the calls answered
+    outage, resolved = unseen.call_outage(rng)
+    _, starts, _ = unseen.call_surge(rng, seconds, unseen.call_rate(outage, resolved))
+
+    def within(ts: list[float], a: float, b: float) -> int:
+        return bisect.bisect_left(ts, b) - bisect.bisect_left(ts, a)
+
+    def excess_centroid(ts: list[float]) -> float:  # the mean time of the excess over the level before the outage
+        start = outage - 60.0
+        level, later = within(ts, 0.0, start) / start, ts[bisect.bisect_left(ts, start):]
+        return (sum(later) - level * (seconds ** 2 - start ** 2) / 2.0) / (len(later) - level * (seconds - start))
+    before = within(times, 0.0, outage) / outage
+    assert abs(before / 4.1 - 1.0) < 0.3, before  # 0.5 calls/s of ~8.2 model calls
+    assert 2.2 <= within(times, outage + 300.0, resolved) / (resolved - outage - 300.0) / before <= 4.5
+    lag = excess_centroid(times) - excess_centroid(starts)
+    assert 30.0 <= lag <= 100.0, lag  # the model calls follow the calls in progress, not those answered
+
+    def history(a: float, b: float) -> float:
+        return statistics.median(x.prompt_tokens - unseen.CALL_SYSTEM
+                                 for x in arrivals[bisect.bisect_left(times, a):bisect.bisect_left(times, b)])
+    rise, plateau = history(outage + 30.0, outage + 150.0), history(outage + 300.0, resolved)
+    fall = history(resolved + 30.0, resolved + 150.0)
+    assert rise <= 0.88 * plateau and fall >= 1.25 * rise, (rise, plateau, fall)
+    prompts = [a.prompt_tokens for a in arrivals]
+    assert unseen.CALL_SYSTEM < min(prompts) and max(prompts) <= 3000
+    assert 30 <= statistics.median(a.max_tokens for a in arrivals) <= 40
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "12"], "--set"),
+    (["--set", "13"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
