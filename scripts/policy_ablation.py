@@ -359,6 +359,12 @@ class NoPrefillBursts(Variant):
     patch = (headroom, "prefill_replicas", lambda history, **rest: (0.0, 0.0))
 
 
+class PrefilledPromptsOnly(Variant):
+    """The prompt-token burst history without the prompts the RLS refused (stop 40's input)."""
+    name = "ours-prefilled-prompts-only"
+    patch = (decide_module, "_refused_prompt_tokens", lambda snap: 0.0)
+
+
 class WindowTrendOnly(Variant):
     """The forecast's trend read over the rate window only, not over the scale-up horizon too."""
     name = "ours-window-trend-only"
@@ -381,7 +387,7 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             TtftOnlySlots, QuarterBurstSlots, BurstSlotsAtTarget, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
-            NoPrefillBursts, WindowTrendOnly, PoissonHorizonTrend)
+            NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonHorizonTrend)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

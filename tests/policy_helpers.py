@@ -22,7 +22,8 @@ class Scenario:
 
     def tick(self, *, dt: float = 1.0, waiting: float, running: float, ready: int,
              completions_per_s: float, starting_ages=None, arrivals_total=None,
-             prompt_tokens_in_flight=None, generation_tokens_total=None, prompt_tokens_total=None) -> Decision:
+             prompt_tokens_in_flight=None, generation_tokens_total=None, prompt_tokens_total=None,
+             refused_total=None) -> Decision:
         self.now += dt
         self.completed += completions_per_s * dt
         self.window.push(Snapshot(time=self.now, waiting=waiting, running=running, ready_replicas=ready,
@@ -30,7 +31,7 @@ class Scenario:
                                   arrivals_total=arrivals_total,
                                   prompt_tokens_in_flight=prompt_tokens_in_flight,
                                   generation_tokens_total=generation_tokens_total,
-                                  prompt_tokens_total=prompt_tokens_total))
+                                  prompt_tokens_total=prompt_tokens_total, refused_total=refused_total))
         decision, self.state = decide("m", self.config, self.window, self.state, self.now)
         self.decisions.append(decision)
         return decision

@@ -514,6 +514,37 @@ def test_a_burst_of_long_prompts_keeps_prefill_headroom_its_count_does_not_show(
     assert decision.prefill_burst == 0.0 and decision.need == pytest.approx(10 / (5 * 0.8))  # the sustained rate's
 
 
+def test_a_burst_the_rls_refused_is_remembered_by_its_prompts_as_well_as_its_requests():
+    from scaler.policy.headroom import HISTORY_HALF_LIFE_S
+
+    # 2 ready serve 10 req/s of 2,000-token prompts; for 10 s, 30 req/s come and RED refuses 20 of
+    # them: vLLM prefills the same 10 req/s throughout, and only the RLS's counts show the burst.
+    config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 250.0, "prefill_tps": 20_000,
+                             "expected_prefill_s": 0.05})
+
+    def run(count_refused: bool):
+        scenario, offered, refused = Scenario(config), 0.0, 0.0
+        for t in range(1, 61):
+            burst = 20 < t <= 30
+            offered += 30.0 if burst else 10.0
+            refused += 20.0 if burst else 0.0
+            decision = scenario.tick(waiting=0, running=20, ready=2, completions_per_s=10, arrivals_total=offered,
+                                     # every request finished or running was prefilled: 2,000 tokens each
+                                     prompt_tokens_total=2_000 * (10 * t + 20), prompt_tokens_in_flight=0.0,
+                                     refused_total=refused if count_refused else None)
+        return decision
+
+    counted, blind = run(True), run(False)
+    # the 5 s window inside the burst: 5 x 30 requests x 2,000 tokens offered, over 0.7 x 20,000
+    # tokens/s x (5 s + the budget), 30 s old (1.7% faded at the history's 20-minute half-life);
+    # without the refusals only the admitted 10 req/s show, at most over the 30 s window: 30 x 10 x
+    # 2,000 tokens over 0.7 x 20,000 x (30 + the budget), 1.34 replicas' prefill
+    assert counted.burst_window_s == 5.0 and counted.need == pytest.approx(counted.prefill_burst)
+    faded = 0.5 ** (30 / HISTORY_HALF_LIFE_S)
+    assert counted.prefill_burst == pytest.approx(faded * 300_000 / (0.7 * 20_000 * (5 + config.budget_s)), rel=0.005)
+    assert blind.prefill_burst == pytest.approx(600_000 / (0.7 * 20_000 * (30 + config.budget_s)), rel=0.02)
+
+
 def test_prompt_tokens_read_a_step_apart_never_count_as_arrivals_going_back():
     # a request of 8,000 tokens counted in flight, then read prefilled and still in flight, then
     # only prefilled: the sum drops by 8,000; arrivals do not go back (the next 8,000 tokens fill

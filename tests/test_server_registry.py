@@ -286,6 +286,28 @@ def test_rls_arrivals_vllm_never_sees_do_not_drive_demand():
     assert busy.arrivals_trusted and 9 <= busy.decision.arrival_rps <= 11, busy.decision.arrival_rps
 
 
+def test_the_rls_refusals_reach_the_policy_with_its_arrivals_and_go_with_them_when_untrusted():
+    """What the RLS refused is counted in the snapshot (their prompts never reach vLLM's counter);
+    a model whose RLS counts vLLM contradicts gets neither count."""
+    clock = Clock()
+    registry = ModelRegistry(clock=clock)
+    real, forged = registry.ensure(META), registry.ensure({**META, "model": "forged"})
+    completed = 0.0
+    for second in range(20):
+        for _ in range(10):
+            clock.now += 0.1
+            real.record_arrivals(1)  # 10/s admitted, completed by the pods
+            real.record_arrivals(1, admitted=second < 10)  # and 10/s more, refused from the 10th second
+            forged.record_arrivals(20)
+            forged.record_arrivals(1, admitted=False)
+        completed += 10 + (10 if second < 10 else 0)
+        real.apply(Observation(clock.now, 0, 4, 2, completed), None, clock.now, 0.01)
+        forged.apply(Observation(clock.now, 0, 0, 1, 100.0), None, clock.now, 0.01)
+    assert real.arrivals_trusted and real.window.latest.refused_total == pytest.approx(100.0)
+    assert real.window.latest.arrivals_total == pytest.approx(400.0)
+    assert not forged.arrivals_trusted and forged.window.latest.refused_total is None
+
+
 def test_the_tpot_histogram_reaches_the_policy_as_the_share_over_the_slo():
     """Each finished request's TPOT, read from vLLM's buckets at the model's TPOT SLO: 2% of 20
     requests/s over 0.1 s for five minutes asks for more replicas than the queue does."""

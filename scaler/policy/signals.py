@@ -46,6 +46,9 @@ class Snapshot:
     # vllm:prompt_tokens_total summed over replicas (a counter: prompt tokens prefilled, counted at
     # each request's first token); None when the source lacks it.
     prompt_tokens_total: float | None = None
+    # Attempts the rate-limit service refused (a counter, part of arrivals_total): their prompts
+    # were offered and never reach vllm:prompt_tokens_total. None when nothing counts them.
+    refused_total: float | None = None
 
     def __post_init__(self):
         for name in ("time", "waiting", "running"):

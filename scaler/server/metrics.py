@@ -38,7 +38,8 @@ DECISION_GAUGES = (
     ("deferred_replicas", "Replicas the demand holds back: recent excursions like this one ended before a scale-up could land.",
      lambda d: d.deferred),
     ("prefill_burst_replicas", "Replicas whose prefill clears the largest recent burst of prompt tokens "
-     "(vllm:prompt_tokens_total, 20-minute half-life).", lambda d: d.prefill_burst),
+     "(vllm:prompt_tokens_total, plus the RLS's refusals at the mean prompt; 20-minute half-life).",
+     lambda d: d.prefill_burst),
     ("tpot_slow_share", "Share of recently finished requests whose time per output token missed its SLO "
      "(60 s half-life); above 0.5% it asks for replicas.", lambda d: d.tpot_slow_share),
     ("admission_rate", "RED only: requests per second current capacity drains within budget.",

@@ -166,7 +166,7 @@ class ModelEntry:
                 else self.observation
             return self._unknown(INPUTS_STALE, self._stale_detail(now), now)
         latest = self.window.latest
-        arrivals = self._checked_arrivals(observation)
+        arrivals, refused = self._checked_arrivals(observation)
         if latest is not None and (observation.time - latest.time > self.config.max_staleness_s
                                    or (arrivals is None) != (latest.arrivals_total is None)):
             # Rates across a gap in the data, or across a change of where arrivals come from,
@@ -185,7 +185,7 @@ class ModelEntry:
                                   generation_tokens_total=observation.generation_tokens_total,
                                   prompt_tokens_total=observation.prompt_tokens_total,
                                   tpot_slow_total=slow, tpot_finished_total=finished,
-                                  arrivals_total=arrivals, starting_ages=starting_ages))
+                                  arrivals_total=arrivals, refused_total=refused, starting_ages=starting_ages))
         self.observation = observation
         try:
             decision, state = decide(self.name, self.config, self.window, self.state, now)
@@ -199,8 +199,9 @@ class ModelEntry:
             decision = replace(decision, state_changed=True, previous_state=previous)
         return self._keep(decision, now)
 
-    def _checked_arrivals(self, observation: Observation) -> float | None:
-        """The RLS's arrival count for this snapshot, unless vLLM's own counters contradict it.
+    def _checked_arrivals(self, observation: Observation) -> tuple[float | None, float | None]:
+        """The RLS's counts for this snapshot, (offered, refused), unless vLLM's own counters
+        contradict them ((None, None)).
 
         Requests the RLS admitted must reach the pods: over the rate window, vLLM's arrivals
         (completions plus queue growth) must account for them within ARRIVALS_TOLERANCE x +
@@ -212,7 +213,7 @@ class ModelEntry:
         self.arrivals.forget_before(observation.time - self.config.max_staleness_s - 1.0)
         previous, self._last_check = self._last_check, (observation, counted)
         if counted is None:
-            return None
+            return None, None
         if previous is not None and previous[1] is not None and observation.completed_total is not None \
                 and previous[0].completed_total is not None and observation.time > previous[0].time:
             before = previous[0]
@@ -220,8 +221,9 @@ class ModelEntry:
                        + observation.waiting + observation.running - before.waiting - before.running)
             self._checks.add(observation.time, counted[1] - previous[1][1], seen)
         self._checks.expire(observation.time, self.config.rate_window_s)
+        offered_refused = counted[0], counted[0] - counted[1]
         if observation.ready_replicas == 0 or not self._checks.times:
-            return counted[0]
+            return offered_refused
         admitted, seen = sum(self._checks.admitted), sum(self._checks.seen)
         trusted = admitted <= ARRIVALS_TOLERANCE * seen + ARRIVALS_SLACK
         if trusted != self.arrivals_trusted:
@@ -230,7 +232,7 @@ class ModelEntry:
                 "rls_admitted": round(admitted, 1), "vllm_arrivals": round(seen, 1),
                 "window_s": self.config.rate_window_s}})
             self.arrivals_trusted = trusted
-        return counted[0] if trusted else None
+        return offered_refused if trusted else (None, None)
 
     def fail(self, error: str, now: float | None = None, reason: str = SOURCE_ERROR) -> Decision:
         """The latest round said nothing usable about this model: UNKNOWN (the last known demand

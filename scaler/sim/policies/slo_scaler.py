@@ -121,7 +121,8 @@ class SloScaler(Policy):
                                       prompt_tokens_in_flight=float(sum(m.prefill_tokens for m in view.scraped)),
                                       generation_tokens_total=float(view.generation_total),
                                       tpot_slow_total=slow, tpot_finished_total=finished,
-                                      prompt_tokens_total=float(view.prompt_total)))
+                                      prompt_tokens_total=float(view.prompt_total),
+                                      refused_total=float(view.offered_total - view.admitted_total)))
             self.decision, self.model_state = decide(MODEL, self.config, self.window, self.model_state, now)
             self.state_seconds[self.decision.state.value] += SCRAPE_INTERVAL_S
             self.transitions += int(self.decision.state_changed)
