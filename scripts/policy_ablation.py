@@ -371,6 +371,12 @@ class WindowTrendOnly(Variant):
     patch = (headroom, "trend", lambda history, now, span_s: 0.0)
 
 
+class PoissonWindowTrend(Variant):
+    """The rate window's trend on Poisson's test alone, as to stop 40."""
+    name = "ours-poisson-window-trend"
+    patch = (decide_module, "_window_rise", lambda config, est, bursts: max(0.0, est.arrival_trend_rps2))
+
+
 class PoissonHorizonTrend(Variant):
     """The horizon's trend tested against Poisson noise alone (the first version, tried)."""
     name = "ours-poisson-horizon-trend"
@@ -387,7 +393,8 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             TtftOnlySlots, QuarterBurstSlots, BurstSlotsAtTarget, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
-            NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonHorizonTrend)
+            NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
+            PoissonHorizonTrend)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

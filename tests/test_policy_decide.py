@@ -245,6 +245,26 @@ def test_the_horizon_trend_ignores_noise_falls_and_a_history_shorter_than_the_ho
     assert headroom.trend(short, 29.0, 60.0) == 0.0 and headroom.trend(short, 29.0, 20.0) > 1.0
 
 
+def test_a_steady_stream_in_clumps_is_not_forecast_as_a_rise_over_the_rate_window():
+    from scaler.policy.decide import MAX_FORECAST_GROWTH
+
+    # 10/s as 40 requests every 4 s: as a clump lands at the end of the 10 s window, its late half
+    # holds 3 clumps against the early half's 2 (12/s against 8/s), past Poisson's 3 sigma; the
+    # counts' own spread (40 or nothing a second) says it is noise, and the forecast is the rate.
+    scenario, total = Scenario(BASE), 0.0
+    for t in range(1, 121):
+        total += 40.0 if t % 4 == 0 else 0.0
+        clumps = scenario.tick(waiting=0, running=4, ready=2, completions_per_s=10, arrivals_total=total)
+    assert scenario.window.rates().arrival_trend_rps2 > 1.0, "Poisson's test alone reads a rise"
+    assert clumps.arrival_forecast_rps == clumps.arrival_rps == pytest.approx(12.0)
+    # the same 10/s doubling over the window's last 5 s, smoothly: a rise, forecast (capped at 3x)
+    scenario, total = Scenario(BASE), 0.0
+    for t in range(120):
+        total += 20.0 if t >= 115 else 10.0
+        rising = scenario.tick(waiting=0, running=4, ready=2, completions_per_s=10, arrivals_total=total)
+    assert rising.arrival_forecast_rps == pytest.approx(MAX_FORECAST_GROWTH * rising.arrival_rps)
+
+
 def test_a_rise_in_a_stream_that_comes_in_clumps_must_beat_the_clumps_spread():
     from scaler.policy import headroom
 
