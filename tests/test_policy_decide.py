@@ -563,6 +563,15 @@ def test_a_burst_the_rls_refused_is_remembered_by_its_prompts_as_well_as_its_req
     faded = 0.5 ** (30 / HISTORY_HALF_LIFE_S)
     assert counted.prefill_burst == pytest.approx(faded * 300_000 / (0.7 * 20_000 * (5 + config.budget_s)), rel=0.005)
     assert blind.prefill_burst == pytest.approx(600_000 / (0.7 * 20_000 * (30 + config.budget_s)), rel=0.02)
+    # without vLLM's completion counter there is no mean prompt to price the refusals at
+    from dataclasses import replace
+
+    from scaler.policy.decide import _refused_prompt_tokens
+    from scaler.policy.signals import Snapshot
+
+    snap = Snapshot(time=1.0, waiting=0, running=20, ready_replicas=2, prompt_tokens_total=1e9, refused_total=100.0)
+    assert _refused_prompt_tokens(snap) == 0.0
+    assert _refused_prompt_tokens(replace(snap, completed_total=480.0)) == pytest.approx(100 * 1e9 / 500)
 
 
 def test_prompt_tokens_read_a_step_apart_never_count_as_arrivals_going_back():

@@ -319,11 +319,12 @@ def _refused_prompt_tokens(snap: Snapshot) -> float:
     (those finished and running). Without them a burst that RED refused is remembered by its
     requests but not by its prompts, and the prefill term sizes the fleet after it for a smaller
     burst than came (azure-code at 0.5, seed 0: 4.1-4.8 replicas' prefill with shedding against
-    5.4-6.7 without, and the fleet one replica short in the evaluation window)."""
-    prefilled = (snap.completed_total or 0.0) + snap.running
-    if not snap.refused_total or prefilled <= 0:
+    5.4-6.7 without, and the fleet one replica short in the evaluation window). Without the
+    completion counter there is no mean to take: the running requests alone would make every
+    prompt since the start look like theirs."""
+    if not snap.refused_total or snap.completed_total is None or snap.completed_total + snap.running <= 0:
         return 0.0
-    return snap.refused_total * snap.prompt_tokens_total / prefilled
+    return snap.refused_total * snap.prompt_tokens_total / (snap.completed_total + snap.running)
 
 
 def _tpot_replicas(config: PolicyConfig, est: Estimate) -> float:
