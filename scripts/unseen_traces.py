@@ -657,9 +657,95 @@ memory.
   arrivals through the calls' length, and the history the prompts carry shortens as the surge comes in and lengthens as
   it goes out.
 
+Set 13 (`--set 13`): three more shapes, 20 minutes each, chosen from published descriptions of traffic, tools'
+documentation and papers without running any policy on them or reading any policy's result (nor any results file); the
+set is held out, designed blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session, through a search
+of stored copies: the pages, files and papers cited below, in excerpts, summaries or whole as said; also seen in search
+results and not used: pages on asynchronous RL, whose rollouts stream without a step's barrier (a shape close to a
+steady stream), and on other load-testing tools' sweeps (NVIDIA AIPerf's, BrowserStack's). Nothing here is cited from
+memory.
+
+- `meeting-turnover.csv` (~8.1 requests/s; 7.98-8.20 on seeds 0-15): a meeting-notes service across a half hour, when
+  many meetings end and others begin: the requests hold while the prompt tokens halve. "Most virtual meetings and
+  conference calls are naturally scheduled to start on the hour or on the half hour", when "networks and servers see the
+  greatest pressures" (bandwidth.com, "Do Your Part - Schedule Meetings at :15 and :45", 2020); with most meetings
+  starting on the hour and running about an hour, "a good number of people will arrive late" (tomlaforce.com, "The
+  Meeting Starts at 1:15"); in one company's calendar and call data meetings ended on time at first, then slipped to
+  ending late (a data scientist's comment on Hacker News item 46560217, in mirrors); all read in excerpts. A
+  meeting-notes tool keeps a live summary while the meeting goes on, a first summary from the first portion of the
+  transcript and a second from the first and second portions (patent application US20250260790, in a summary at
+  patents-review.com), "regenerated every few seconds during the meeting" where a static summary is "generated once
+  (usually after a meeting)" (askcanary.com's glossary); a 60-minute meeting "yields 8-12 thousand words", a summariser
+  takes a transcript of up to 30 minutes ("< 6000 tokens") in one prompt and a longer one in 3,000-token chunks, mapped
+  then reduced, in 5-15 s (truetech.dev, "Meeting Transcript Summarization Implementation", read whole); Recall.ai keeps
+  a warm pool of meeting bots for unscheduled joins that "can deplete during brief spikes" (docs.recall.ai, read in
+  excerpts). Here: 480 meetings in progress as the trace opens, each regenerating its live summary every lognormal 60 s
+  (sigma 0.2) from the instructions (400 tokens) and the whole transcript so far, at 200 tokens a minute of talk (150
+  words at ~1.33 tokens a word, 9,000 words an hour, within the source's range) times a lognormal factor per meeting
+  (sigma 0.3), for a summary of median 120 tokens (sigma 0.4); at a seeded half hour in minutes 8-12, 60% of them end
+  (normal, sd 90 s around it; half begun an hour before, half half an hour), each summarised ~20 s later (lognormal,
+  sigma 0.5) by the source's rule (notes of median 300 a chunk, the reduce ~10 s later, a summary of median 500), the
+  rest running on; as many begin then, their first words an exponential 3 minutes late (all ours). The hour-long
+  meetings' last live prompts reach the 16,384-token cap (1.4-2.7% of the requests). On seeds 0-15: 7.82-7.95 requests/s
+  until 3 minutes before the half hour; the median prompt grows by 161-227 tokens a minute until 2 minutes before it;
+  prompt tokens per second 4-7 minutes after it at 0.45-0.50x those of 2-5 minutes before it (~50,000 a second before),
+  the median prompt falling from 6,270-6,760 tokens to 1,700-1,930; 642-778 chunk prompts (exactly 3,400 tokens) from
+  307 s before it to 315 s after; the minute from the half hour 1.19-1.46x the requests before it (the summaries), every
+  minute 0.81-1.46x, the last 3 minutes 0.91-0.98x. Where context-creep's prompts grow from the trace's start with a
+  batch started together and long-context-tenant switches long prompts on and off, here the prompts grow everywhere,
+  fall by half at a clock time and grow again, the request rate barely moving.
+- `benchmark-sweep.csv` (~11.6 requests/s; 11.53-11.78 on seeds 0-15): a load test run against the shared deployment
+  with guidellm's default sweep. Its sweep profile "runs a `synchronous` strategy to measure the baseline rate, then
+  runs a `throughput` strategy to determine peak throughput, and finally runs a series of asynchronous `constant`
+  strategies with rates interpolated between the baseline and maximum throughput", the strategies numbering the `--rate`
+  value, the constraints such as `--max-seconds` applying to each; its basic example uses synthetic data of 256 prompt
+  and 128 output tokens "per request", with `--max-seconds 60`, and it can target "servers that require authentication
+  (such as OpenAI's API)" (github.com/vllm-project/guidellm docs/getting-started/benchmark.md, read whole); with no
+  deviation given "all requests will have this number of tokens" (its docs/guides/datasets.md, read in part); one
+  version's settings (src/guidellm/config.py, read whole) set default_sweep_number 10 and max_concurrency 512. Here:
+  other traffic Poisson at 5 requests/s with the conversation trace's lengths; from a seeded start in minutes 2-5 the
+  sweep, each strategy 60 s and 5 s after the last (the 5 s ours): synchronous, each request sent as the last completes
+  (lognormal latency, median 3.2 s, sigma 0.1: ours); throughput, its 512 streams opened within a second, then one
+  request a completion, Poisson at 25 requests/s (the deployment's peak then, ours) from 5 s on (ours); then the 8
+  constant rates evenly between the synchronous rate and 25, each sent evenly spaced in time; every sweep request of
+  exactly 256 and 128 tokens (the output taken to run to the requested 128; ours). On seeds 0-15: 7,941-8,035 sweep
+  requests; 18-20 synchronous ones, none within 2.4 s of another; 512 in the second the throughput strategy opens and
+  24.2-25.9 requests/s from 5 s after it; 8 steps of 60 s, the first at 3.04-3.07 requests/s and each 2.74 higher, to
+  22.26, paced to the microsecond; the sweep's last request 645 s after its first, the 10 s after it holding 0.14-0.24x
+  the requests of the 10 s before. Where steps rises twice and comes back, model-merge steps a bursty stream up and
+  holds it, and batch-backfill sends one paced block, here a trickle, a burst and minute of peak, then a drop and an
+  even staircase of paced minutes up to nearly the peak, and a cliff, of identical requests.
+- `rl-rollouts.csv` (~10.3 requests/s; 10.02-10.64 on seeds 0-15): a synchronous RL fine-tuning job sampling its
+  rollouts from the deployment: every ~2 minutes 512 requests at once, in groups sharing a prompt, with long and
+  heavy-tailed outputs, then nothing from the job until the slowest is done and the update made. A rollout engine is "an
+  inference server (typically vLLM or SGLang) that the trainer queries for completions during each RL step"
+  (jvoltci.github.io mosaic, "Rollout Engines"), prime-rl's inference service "a standard OpenAI-compatible server with
+  a vLLM backend" given new weights by an `update_weights` endpoint (a prime-rl commit, in a mirror), and in a
+  synchronous loop "the buffer is one step's batch - generate the whole batch, then update, in lockstep", the weights
+  pushed to the inference replicas after each update (live-rl-docs.pages.dev, "Rollouter"); all read in excerpts.
+  Synchronous on-policy RL spends ~70% of its time in rollouts, each step a set of prompts with several responses each,
+  and a long-tailed distribution of response lengths leaves GPUs waiting for the batch (RollPacker, Gao et al., arXiv
+  2509.21009, NSDI '26, read in its abstract and a summary at themoonlight.io); the trainer "cannot start until every
+  trajectory finishes", rollout taking 60-80% of wall-clock, and lengths look "approximately log-normal", in a typical
+  reasoning run a median of ~500 tokens and a p99 of ~5,000 (jiahuanglin.xyz, "Long-tail rollouts", read in excerpts).
+  Here: other traffic Poisson at 6 requests/s with the conversation trace's lengths; the job, from a uniform point in
+  its loop, sends each step 8 samples of each of 64 problems within 0.5 s (prompts lognormal, median 200 tokens, sigma
+  0.4); a sample's output is lognormal with median 500 and a log-sd of 1.0 (the lesson's median and p99), of which a
+  problem's shift shared by its samples has an sd of 0.6 and the sample's own 0.8, within the script's 4,096-token cap;
+  the next step comes when the longest sample has decoded at 50 tokens/s and the update (lognormal, median 35 s, sigma
+  0.25) is done, so that rollouts take ~70% of a step (all ours). The longest sample nearly always reaches the cap, so
+  steps come every ~2 minutes, a little irregularly. On seeds 0-15: 10-11 steps of 512 (each found as the busiest 0.6 s,
+  with 0-11 other requests), 103-139 s apart (CV 0.03-0.09), each gap 21-58 s longer than the longest sample of the step
+  before takes to decode; in each step 52 or more prompt lengths repeated 8 times or more; the steps' outputs at a
+  median of 476-526 tokens, log-sd 0.96-1.02, 1.5-2.3% at the cap; between steps 5.77-6.12 requests/s at the
+  conversation trace's median prompt. The output tokens per second are 4,400-5,000, ~2.2x the conversation trace's at
+  the same request rate. Where cron-minutes fires short requests on the clock over a few seconds, lockstep-echoes'
+  clients fall out of step and micro-batches paces its waves, here a fixed number of long decodes arrives at once, paced
+  by the job's own slowest sample.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -2135,10 +2221,185 @@ def set12_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     raise ValueError(f"trace: expected one of {', '.join(SET12)}, got {name!r}")
 
 
+# ---- set 13 ---------------------------------------------------------------------------------------
+
+MEET_LIVE, MEET_ENDING, MEET_HOUR = 480, 0.6, 0.5  # meetings on; share ending at the half hour; of those, hour-long
+MEET_BOUNDARY_S = (480.0, 720.0)  # uniform: the half hour, in trace seconds
+# Normal (mean, sd): an ending meeting's end from the half hour; mean (exponential) from it to a new one's first words
+MEET_END_S, MEET_LATE_S = (0.0, 90.0), 180.0
+MEET_UPDATE_S = (60.0, 0.2)  # lognormal (median, sigma): between a meeting's live summaries
+MEET_INSTRUCTIONS, MEET_NOTE = 400.0, (120.0, 0.4)  # tokens; lognormal (median, sigma): a live summary
+MEET_TOKENS_PER_MIN, MEET_TALK = 200.0, 0.3  # transcript tokens a minute of talk; lognormal sigma of a meeting's factor
+MEET_DIRECT, MEET_CHUNK = 6000, 3000  # transcripts up to this summarised in one call, longer ones in chunks this size
+MEET_FINALISE_S, MEET_REDUCE_S = (20.0, 0.5), (10.0, 0.3)  # lognormal (median, sigma): end to summary; map to reduce
+MEET_CHUNK_NOTE, MEET_SUMMARY = (300.0, 0.3), (500.0, 0.3)  # lognormal (median, sigma): a chunk's notes; the summary
+
+
+def meeting_updates(rng: random.Random, began: float, end: float, talk: float) -> list[tuple[float, int, int]]:
+    """A meeting's live summary from `began` to `end`, regenerated every lognormal MEET_UPDATE_S from the whole
+    transcript so far (`talk` tokens a minute): the instructions and the transcript in, a short summary out."""
+    rows, t = [], began
+    while True:
+        t += lognormal_draw(rng, MEET_UPDATE_S)
+        if t >= end:
+            return rows
+        rows.append((t, clamp(MEET_INSTRUCTIONS + talk * (t - began) / 60.0, PROMPT_MAX),
+                     clamp(lognormal_draw(rng, MEET_NOTE), OUTPUT_MAX)))
+
+
+def meeting_summary(rng: random.Random, end: float, transcript: float) -> list[tuple[float, int, int]]:
+    """The summary of a meeting that ended at `end`, once its transcript is final: one call for a transcript up to
+    MEET_DIRECT tokens; a longer one split into MEET_CHUNK-token chunks summarised together (map), their notes then
+    combined (reduce)."""
+    t = end + lognormal_draw(rng, MEET_FINALISE_S)
+    if transcript <= MEET_DIRECT:
+        return [(t, clamp(MEET_INSTRUCTIONS + transcript, PROMPT_MAX),
+                 clamp(lognormal_draw(rng, MEET_SUMMARY), OUTPUT_MAX))]
+    chunks = [min(MEET_CHUNK, transcript - k) for k in range(0, math.ceil(transcript), MEET_CHUNK)]
+    notes = [clamp(lognormal_draw(rng, MEET_CHUNK_NOTE), OUTPUT_MAX) for _ in chunks]
+    rows = [(t, clamp(MEET_INSTRUCTIONS + chunk, PROMPT_MAX), note) for chunk, note in zip(chunks, notes)]
+    reduce = t + lognormal_draw(rng, MEET_REDUCE_S)
+    return rows + [(reduce, clamp(MEET_INSTRUCTIONS + sum(notes), PROMPT_MAX),
+                    clamp(lognormal_draw(rng, MEET_SUMMARY), OUTPUT_MAX))]
+
+
+def meeting_turnover(rng: random.Random, seconds: float, boundary: float) -> tuple[list[tuple[float, int, int]],
+                                                                                  list[int]]:
+    """A meeting-notes service across a half hour: MEET_LIVE meetings in progress as the trace opens, MEET_ENDING of
+    them ending near `boundary` (normal, MEET_END_S) and summarised then (MEET_HOUR of them begun an hour before it, the
+    rest half an hour), the rest begun half an hour before it and running past the trace; as many new ones beginning at
+    it, their first words an exponential MEET_LATE_S after it. Each talks MEET_TOKENS_PER_MIN tokens a minute times a
+    lognormal factor (MEET_TALK). The rows, and the requests per 10 s."""
+    rows: list[tuple[float, int, int]] = []
+    ending = round(MEET_LIVE * MEET_ENDING)
+    for k in range(MEET_LIVE + ending):
+        talk = MEET_TOKENS_PER_MIN * rng.lognormvariate(0.0, MEET_TALK)
+        if k < ending:
+            began = boundary - (3600.0 if rng.random() < MEET_HOUR else 1800.0)
+            end = boundary + rng.normalvariate(*MEET_END_S)
+            rows += meeting_updates(rng, began, end, talk)
+            rows += meeting_summary(rng, end, talk * (end - began) / 60.0)
+        elif k < MEET_LIVE:
+            rows += meeting_updates(rng, boundary - 1800.0, seconds, talk)
+        else:
+            rows += meeting_updates(rng, boundary + rng.expovariate(1.0 / MEET_LATE_S), seconds, talk)
+    rows = sorted(row for row in rows if 0.0 <= row[0] < seconds)
+    per_10s = [0] * (int(seconds // 10.0) + 1)
+    for t, _, _ in rows:
+        per_10s[int(t // 10.0)] += 1
+    return rows, per_10s
+
+
+SWEEP_BASE, SWEEP_START_S = 5.0, (120.0, 300.0)  # req/s of other traffic; the sweep's start (uniform)
+SWEEP_STRATEGIES, SWEEP_STRATEGY_S, SWEEP_GAP_S = 10, 60.0, 5.0  # guidellm's default sweep; --max-seconds; between them
+SWEEP_PROMPT, SWEEP_OUTPUT = 256, 128  # the synthetic requests' tokens, every one alike
+SWEEP_ALONE_S = (3.2, 0.1)  # lognormal (median, sigma): a request's latency with nothing else in flight
+# The throughput strategy's streams, opened within SWEEP_OPEN_S; completions/s under it (the deployment's, then); from
+# the streams' opening to the first completion
+SWEEP_STREAMS, SWEEP_OPEN_S, SWEEP_PEAK, SWEEP_FIRST_S = 512, 1.0, 25.0, 5.0
+
+
+def sweep_phases(start: float, baseline: float) -> list[tuple[float, float, float]]:
+    """(start, end, rate) of the sweep's constant strategies: SWEEP_STRATEGIES - 2 rates evenly between the synchronous
+    `baseline` and SWEEP_PEAK, each run for SWEEP_STRATEGY_S after the synchronous and throughput ones."""
+    steps = SWEEP_STRATEGIES - 1
+    phases, t = [], start + 2 * (SWEEP_STRATEGY_S + SWEEP_GAP_S)
+    for k in range(1, steps):
+        phases.append((t, t + SWEEP_STRATEGY_S, baseline + (SWEEP_PEAK - baseline) * k / steps))
+        t += SWEEP_STRATEGY_S + SWEEP_GAP_S
+    return phases
+
+
+def benchmark_sweep(rng: random.Random, seconds: float, start: float) -> tuple[list[tuple[float, int, int]], Rate]:
+    """Other traffic Poisson at SWEEP_BASE with the conversation trace's lengths, plus a guidellm sweep from `start`,
+    each strategy for SWEEP_STRATEGY_S and SWEEP_GAP_S apart: synchronous (the next request when the last completes),
+    throughput (SWEEP_STREAMS requests at once, then one per completion, Poisson at SWEEP_PEAK from SWEEP_FIRST_S on),
+    then constant rates evenly spaced in time. The rows, and the expected rate."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, SWEEP_BASE, 0.0, seconds)]
+    sweep, t = [], start
+    while t < start + SWEEP_STRATEGY_S:
+        sweep.append(t)
+        t += lognormal_draw(rng, SWEEP_ALONE_S)
+    baseline = len(sweep) / SWEEP_STRATEGY_S
+    opened = start + SWEEP_STRATEGY_S + SWEEP_GAP_S
+    sweep += [opened + rng.uniform(0.0, SWEEP_OPEN_S) for _ in range(SWEEP_STREAMS)]
+    sweep += poisson_times(rng, SWEEP_PEAK, opened + SWEEP_FIRST_S, opened + SWEEP_STRATEGY_S)
+    phases = sweep_phases(start, baseline)
+    sweep += [a + k / rate for a, b, rate in phases for k in range(math.ceil((b - a) * rate))]
+    rows += [(t, SWEEP_PROMPT, SWEEP_OUTPUT) for t in sweep if t < seconds]
+    steps = [(0.0, 0.0), (start, 1.0 / (SWEEP_ALONE_S[0] * math.exp(SWEEP_ALONE_S[1] ** 2 / 2.0))),
+             (start + SWEEP_STRATEGY_S, 0.0), (opened, SWEEP_STREAMS / SWEEP_OPEN_S), (opened + SWEEP_OPEN_S, 0.0),
+             (opened + SWEEP_FIRST_S, SWEEP_PEAK), (opened + SWEEP_STRATEGY_S, 0.0)]
+    steps += [step for a, b, rate in phases for step in ((a, rate), (b, 0.0))]
+    sweep_rate = last_step(steps)
+    return sorted(rows), lambda t: SWEEP_BASE + sweep_rate(t)
+
+
+ROLLOUT_BASE, ROLLOUT_PROMPTS, ROLLOUT_GROUP = 6.0, 64, 8  # req/s of other traffic; prompts a step; samples a prompt
+ROLLOUT_PROMPT, ROLLOUT_OUTPUT = (200.0, 0.4), (500.0, 0.8)  # lognormal (median, sigma): a problem; a sample given it
+ROLLOUT_DIFFICULTY = 0.6  # sd of a problem's shift to its samples' log-length (with the sample's: a log-sd of 1.0)
+ROLLOUT_SEND_S, ROLLOUT_DECODE = 0.5, 50.0  # the spread of a step's sends; one sample's decode speed, tokens/s
+ROLLOUT_TRAIN_S = (35.0, 0.25)  # lognormal (median, sigma): reward, update and weight sync after a step's rollouts
+ROLLOUT_WARMUP_S = 300.0  # the job's loop starts this much before the trace, at a uniform offset in its first half
+
+
+def rollout_steps(rng: random.Random, seconds: float) -> list[tuple[float, int, int]]:
+    """A synchronous GRPO job sampling its rollouts from the deployment, started before the trace (ROLLOUT_WARMUP_S) so
+    that it opens mid-loop: each step sends ROLLOUT_GROUP samples of each of ROLLOUT_PROMPTS problems together; the next
+    step comes once the longest sample has decoded (at ROLLOUT_DECODE tokens/s) and the update is done. Samples before
+    the trace are dropped."""
+    rows, t = [], -ROLLOUT_WARMUP_S + rng.uniform(0.0, ROLLOUT_WARMUP_S / 2.0)
+    while t < seconds:
+        longest = 0
+        for _ in range(ROLLOUT_PROMPTS):
+            prompt, shift = clamp(lognormal_draw(rng, ROLLOUT_PROMPT), PROMPT_MAX), rng.gauss(0.0, ROLLOUT_DIFFICULTY)
+            for _ in range(ROLLOUT_GROUP):
+                output = clamp(lognormal_draw(rng, ROLLOUT_OUTPUT) * math.exp(shift), OUTPUT_MAX)
+                sent = t + rng.uniform(0.0, ROLLOUT_SEND_S)
+                longest = max(longest, output)
+                if 0.0 <= sent < seconds:
+                    rows.append((sent, prompt, output))
+        t += ROLLOUT_SEND_S + longest / ROLLOUT_DECODE + lognormal_draw(rng, ROLLOUT_TRAIN_S)
+    return rows
+
+
+def rl_rollouts(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic Poisson at ROLLOUT_BASE with the conversation trace's lengths plus the job's steps. The rows, and
+    the job's requests per 10 s."""
+    steps = rollout_steps(rng, seconds)
+    per_10s = [0] * (int(seconds // 10.0) + 1)
+    for t, _, _ in steps:
+        per_10s[int(t // 10.0)] += 1
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, ROLLOUT_BASE, 0.0, seconds)]
+    return sorted(rows + steps), per_10s
+
+
+SET13 = ("meeting-turnover", "benchmark-sweep", "rl-rollouts")
+
+
+def set13_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; for meeting-turnover the
+    realised requests spread over each 10 s, for benchmark-sweep given the realised synchronous rate, for rl-rollouts
+    the other traffic's rate plus the realised rollout requests spread over each 10 s) of one set-13 trace, each from
+    its own random stream."""
+    rng = random.Random(f"unseen-set13/{name}/{seed}")
+    seconds = 1200.0
+    if name == "meeting-turnover":
+        rows, per_10s = meeting_turnover(rng, seconds, rng.uniform(*MEET_BOUNDARY_S))
+        return rows, seconds, lambda t: per_10s[int(t // 10.0)] / 10.0
+    if name == "benchmark-sweep":
+        rows, rate = benchmark_sweep(rng, seconds, rng.uniform(*SWEEP_START_S))
+        return rows, seconds, rate
+    if name == "rl-rollouts":
+        rows, per_10s = rl_rollouts(rng, seconds)
+        return rows, seconds, lambda t: ROLLOUT_BASE + per_10s[int(t // 10.0)] / 10.0
+    raise ValueError(f"trace: expected one of {', '.join(SET13)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
-        10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace)}
+        10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 12 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 13 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import random
 import statistics
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -170,7 +171,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -238,7 +239,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
 
 @pytest.mark.parametrize("number, low_rps, top_rps", [(4, 6.0, 12.0), (5, 6.0, 14.0), (6, 6.0, 14.0), (7, 6.0, 14.0),
                                                     (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0),
-                                                    (11, 9.0, 16.0), (12, 6.0, 12.0)])
+                                                    (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -258,10 +259,10 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   6: (unseen.SET6, unseen.set6_trace, 0.1), 7: (unseen.SET7, unseen.set7_trace, 0.1),
                   8: (unseen.SET8, unseen.set8_trace, 0.1), 9: (unseen.SET9, unseen.set9_trace, 0.1),
                   10: (unseen.SET10, unseen.set10_trace, 0.1), 11: (unseen.SET11, unseen.set11_trace, 0.1),
-                  12: (unseen.SET12, unseen.set12_trace, 0.1)}
+                  12: (unseen.SET12, unseen.set12_trace, 0.1), 13: (unseen.SET13, unseen.set13_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -270,9 +271,11 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     of the realised new users' requests per minute for viral-growth, of the realised polling calls per 10 s for
     lockstep-echoes, of the realised AIMD windows for aimd-sawtooth, of the realised agent calls per minute for
     context-creep, of the realised evaluation requests per 10 s for eval-suite, of the realised runs for
-    long-context-tenant, of the realised model calls per 10 s for call-surge) within 5%: 0.973-1.022 on seeds 0-15 for
-    set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for
-    set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set 12."""
+    long-context-tenant, of the realised model calls per 10 s for call-surge, of the realised requests per 10 s for
+    meeting-turnover, of the realised synchronous rate for benchmark-sweep, of the realised rollout requests per 10 s
+    for rl-rollouts) within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6,
+    0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11,
+    0.978-1.019 for set 12, 0.976-1.013 for set 13."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -1140,8 +1143,129 @@ def test_call_surge_triples_the_calls_and_the_model_calls_follow_the_calls_in_pr
     assert 30 <= statistics.median(a.max_tokens for a in arrivals) <= 40
 
 
+def test_meeting_turnover_halves_the_prefill_at_the_half_hour_while_the_requests_hold(set_arrivals):
+    """A meeting-notes service: 480 meetings in progress, each regenerating its live summary from the whole transcript
+    so far every ~61 s (~200 tokens a minute of talk); 60% of them end near a seeded half hour (minutes 8-12; normal, sd
+    90 s) and are summarised (a transcript over 6,000 tokens in 3,000-token chunks, then their notes combined), and as
+    many begin then, their first words an exponential 3 minutes late. On seeds 0-15: 7.82-7.95 req/s until 3 minutes
+    before the half hour; the median prompt grows by 161-227 tokens a minute until 2 minutes before it; prompt tokens
+    per second 4-7 minutes after it at 0.45-0.50x those of 2-5 minutes before it, the median prompt falling from
+    6,270-6,760 tokens to 1,700-1,930; 642-778 chunk prompts (exactly 3,400 tokens) from 307 s before it to 315 s after,
+    bar at most two (a live prompt passing 3,400 on the way); the minute from the half hour 1.19-1.46x the level before,
+    every minute 0.81-1.46x it (the requests hold), the last 3 minutes 0.91-0.98x it."""
+    arrivals = set_arrivals(13)["meeting-turnover.csv"]
+    times, seconds, _ = shifted("meeting-turnover", arrivals, unseen.set13_trace)
+    half = random.Random("unseen-set13/meeting-turnover/0").uniform(*unseen.MEET_BOUNDARY_S)  # the first draw
+
+    def window(a: float, b: float) -> list:
+        return arrivals[bisect.bisect_left(times, a):bisect.bisect_left(times, b)]
+    level = len(window(0.0, half - 180.0)) / (half - 180.0)
+    update = unseen.MEET_UPDATE_S[0] * math.exp(unseen.MEET_UPDATE_S[1] ** 2 / 2.0)  # the lognormal's mean: 61.2 s
+    assert abs(level / (unseen.MEET_LIVE / update) - 1.0) < 0.05, level
+    minutes = int((half - 120.0) // 60.0)
+    medians = [statistics.median(a.prompt_tokens for a in window(60.0 * i, 60.0 * i + 60.0)) for i in range(minutes)]
+    slope, _ = statistics.linear_regression(list(range(minutes)), medians)
+    assert 130.0 <= slope <= 270.0, (slope, medians)  # the transcripts grow as the meetings go on
+
+    def prefill(a: float, b: float) -> float:
+        return sum(x.prompt_tokens for x in window(a, b)) / (b - a)
+    assert 0.38 <= prefill(half + 240.0, half + 420.0) / prefill(half - 300.0, half - 120.0) <= 0.6
+    before = statistics.median(a.prompt_tokens for a in window(half - 240.0, half - 120.0))
+    after = statistics.median(a.prompt_tokens for a in window(half + 240.0, half + 420.0))
+    assert before >= 5500 and after <= 0.35 * before, (before, after)
+    chunks = [t - half for t, a in zip(times, arrivals) if a.prompt_tokens == 3400]  # the instructions and 3,000 tokens
+    assert 550 <= len(chunks) <= 850 and sum(not -360.0 <= c <= 420.0 for c in chunks) <= 5, (len(chunks), chunks)
+    per_min = [len(window(half + 60.0 * i, half + 60.0 * i + 60.0)) / 60.0 / level
+               for i in range(-int(half // 60.0), int((seconds - half) // 60.0))]
+    assert 1.1 <= len(window(half, half + 60.0)) / 60.0 / level <= 1.6
+    assert all(0.7 <= x <= 1.6 for x in per_min), per_min
+    assert 0.85 <= len(window(seconds - 180.0, seconds)) / 180.0 / level <= 1.05
+
+
+def test_benchmark_sweep_runs_synchronous_then_throughput_then_an_even_staircase_of_paced_rates(set_arrivals):
+    """5 req/s of other traffic (the conversation trace's lengths) plus a guidellm sweep from a seeded start (minutes
+    2-5), its synthetic requests all of 256 prompt and 128 output tokens: 60 s synchronous (one at a time, ~0.31 req/s),
+    60 s throughput (512 streams opened at once, then 25 req/s), then 8 constant rates evenly between the two, 60 s
+    each, 5 s apart, each paced evenly in time. On seeds 0-15: 18-20 synchronous requests, none within 2.4 s of another;
+    512 sweep requests in the second the throughput strategy opens and 24.2-25.9 req/s from 5 s after it; 8 steps of
+    60 s, the first at 3.04-3.07 req/s and each 2.74 higher, to 22.26; every gap within a step 1 / its rate to 1 ms; the
+    last sweep request 645 s after the first, the 10 s after it holding 0.14-0.24x the requests of the 10 s before; the
+    other traffic at 4.90-5.11 req/s with 10 s dispersion 0.74-1.15 (Poisson), none of it of exactly 256 and 128
+    tokens."""
+    arrivals = set_arrivals(13)["benchmark-sweep.csv"]
+    times, seconds, _ = shifted("benchmark-sweep", arrivals, unseen.set13_trace)
+    start = random.Random("unseen-set13/benchmark-sweep/0").uniform(*unseen.SWEEP_START_S)  # the generator's first draw
+    sweep = [t for t, a in zip(times, arrivals) if (a.prompt_tokens, a.max_tokens) == (256, 128)]
+    other = [t for t, a in zip(times, arrivals) if (a.prompt_tokens, a.max_tokens) != (256, 128)]
+    assert 7000 <= len(sweep) <= 9000, len(sweep)
+    assert abs(sweep[0] - start) < 0.01 and abs(sweep[-1] - sweep[0] - 645.0) < 1.0, (sweep[0], sweep[-1], start)
+    synchronous = [t for t in sweep if t < start + 60.0]
+    assert 15 <= len(synchronous) <= 23 and min(b - a for a, b in zip(synchronous, synchronous[1:])) >= 2.2
+    opened = start + 65.0
+    assert sum(1 for t in sweep if opened <= t < opened + 1.0) == 512  # guidellm's max_concurrency
+    assert abs(sum(1 for t in sweep if opened + 5.0 <= t < opened + 60.0) / 55.0 / unseen.SWEEP_PEAK - 1.0) < 0.1
+    steps: list[list[float]] = []
+    for a, b in zip(sweep, sweep[1:]):
+        if a < opened + 61.0:
+            continue
+        if steps and b - a <= 3.0:
+            steps[-1].append(b)
+        else:
+            steps.append([b])
+    rates = [(len(s) - 1) / (s[-1] - s[0]) for s in steps]
+    assert len(steps) == 8 and all(abs(s[-1] - s[0] - 60.0) < 1.0 for s in steps), [len(s) for s in steps]
+    assert 2.5 <= rates[0] <= 3.6 and all(abs((b - a) / (rates[1] - rates[0]) - 1.0) < 0.02
+                                          for a, b in zip(rates, rates[1:])), rates  # an even staircase
+    assert 20.0 <= rates[-1] <= unseen.SWEEP_PEAK, rates
+    assert all(max(b - a for a, b in zip(s, s[1:])) - min(b - a for a, b in zip(s, s[1:])) < 1e-3 for s in steps)
+    end = sweep[-1]
+    assert sum(1 for t in times if end < t <= end + 10.0) <= 0.35 * sum(1 for t in times if end - 10.0 < t <= end)
+    assert abs(len(other) / seconds / unseen.SWEEP_BASE - 1.0) < 0.06
+    assert 0.6 <= dispersion(counts(other, 10.0, seconds)) <= 1.4
+
+
+def test_rl_rollouts_send_each_step_at_once_in_groups_and_wait_for_the_longest_sample(set_arrivals):
+    """6 req/s of other traffic (the conversation trace's lengths) plus a synchronous GRPO job: each step sends 8
+    samples of each of 64 problems within 0.5 s, outputs lognormal (median 500, log-sd 1.0 with the problem's shift,
+    4,096 at most), and the next step comes once the longest sample has decoded at 50 tokens/s and a ~35 s update is
+    done. On seeds 0-15: 10-11 steps, each found as the busiest 0.6 s near a second of 100 or more requests, holding
+    512-523 requests (the step's 512 and the other traffic's); 103-139 s between steps (CV 0.03-0.09), each gap 21-58 s
+    longer than the longest output of the step before takes to decode; in a step, 52 or more prompt lengths repeated 8
+    times or more (the groups); the steps' outputs at a median of 476-526 tokens, log-sd 0.96-1.02, 1.5-2.3% at the
+    4,096 cap; between steps 5.77-6.12 req/s at the conversation trace's median prompt (1,006-1,029)."""
+    arrivals = set_arrivals(13)["rl-rollouts.csv"]
+    times, seconds, _ = shifted("rl-rollouts", arrivals, unseen.set13_trace)
+    per_s = counts(times, 1.0, seconds)
+    seconds_found: list[int] = []
+    for i, n in enumerate(per_s):
+        if n >= 100 and not (seconds_found and i - seconds_found[-1] <= 2):
+            seconds_found.append(i)
+
+    def within(a: float, b: float) -> int:
+        return bisect.bisect_left(times, b) - bisect.bisect_left(times, a)
+    steps = []
+    for s in seconds_found:
+        a = max((t / 100.0 for t in range(100 * (s - 1), 100 * (s + 2))), key=lambda a: within(a, a + 0.6))
+        steps.append((a, arrivals[bisect.bisect_left(times, a):bisect.bisect_left(times, a + 0.6)]))
+    assert 9 <= len(steps) <= 12 and all(512 <= len(step) <= 530 for _, step in steps), [len(s) for _, s in steps]
+    gaps = [b - a for (a, _), (b, _) in zip(steps, steps[1:])]
+    assert all(95.0 <= g <= 150.0 for g in gaps) and statistics.pstdev(gaps) / statistics.fmean(gaps) <= 0.15, gaps
+    waits = [g - max(x.max_tokens for x in step) / unseen.ROLLOUT_DECODE for g, (_, step) in zip(gaps, steps)]
+    assert all(15.0 <= w <= 65.0 for w in waits), waits  # the longest sample, then the update
+    for _, step in steps:
+        groups = Counter(x.prompt_tokens for x in step)
+        assert sum(n >= 8 for n in groups.values()) >= 50, groups  # a problem's 8 samples share its prompt
+    outputs = [x.max_tokens for _, step in steps for x in step]
+    assert abs(statistics.median(outputs) / unseen.ROLLOUT_OUTPUT[0] - 1.0) < 0.1
+    assert 0.85 <= statistics.pstdev(math.log(o) for o in outputs) <= 1.15
+    assert 0.008 <= sum(o == unseen.OUTPUT_MAX for o in outputs) / len(outputs) <= 0.035
+    between = [x for t, x in zip(times, arrivals) if all(not a - 1.0 <= t < a + 1.6 for a, _ in steps)]
+    assert abs(len(between) / (seconds - 2.6 * len(steps)) / unseen.ROLLOUT_BASE - 1.0) < 0.06
+    assert abs(statistics.median(x.prompt_tokens for x in between) / 1020.0 - 1.0) < 0.05
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "13"], "--set"),
+    (["--set", "14"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
