@@ -268,20 +268,31 @@ def test_numeric_metadata_is_held_to_physical_ranges_and_sizes(key, value, expec
     assert str(error.value).startswith(expected), str(error.value)
 
 
+def _rls_seconds(clock, seconds, calls, observe):
+    """`seconds` of RLS traffic: `calls(second)` ten times a second, then `observe(second)`, the
+    poller's round at the end of each second."""
+    for second in range(seconds):
+        for _ in range(10):
+            clock.now += 0.1
+            calls(second)
+        observe(second)
+
+
 def test_rls_arrivals_vllm_never_sees_do_not_drive_demand():
     """200 forged ShouldRateLimit calls/s for an idle model: vLLM's counters see none of them."""
     clock = Clock()
     registry = ModelRegistry(clock=clock)
     idle, busy = registry.ensure(META), registry.ensure({**META, "model": "busy"})
-    completed = 0.0
-    for second in range(20):
-        for _ in range(10):
-            clock.now += 0.1
-            idle.record_arrivals(20)  # forged: admitted, never reaching a pod
-            busy.record_arrivals(1)  # real: 10/s, completed by the pods
-        completed += 10
+
+    def calls(second):
+        idle.record_arrivals(20)  # forged: admitted, never reaching a pod
+        busy.record_arrivals(1)  # real: 10/s, completed by the pods
+
+    def observe(second):
         idle.apply(Observation(clock.now, 0, 0, 1, 100.0), None, clock.now, 0.01)
-        busy.apply(Observation(clock.now, 0, 4, 2, completed), None, clock.now, 0.01)
+        busy.apply(Observation(clock.now, 0, 4, 2, 10.0 * (second + 1)), None, clock.now, 0.01)
+
+    _rls_seconds(clock, 20, calls, observe)
     assert not idle.arrivals_trusted and idle.decision.arrival_rps < 1 and idle.decision.demand < 1, idle.decision
     assert busy.arrivals_trusted and 9 <= busy.decision.arrival_rps <= 11, busy.decision.arrival_rps
 
@@ -292,17 +303,19 @@ def test_the_rls_refusals_reach_the_policy_with_its_arrivals_and_go_with_them_wh
     clock = Clock()
     registry = ModelRegistry(clock=clock)
     real, forged = registry.ensure(META), registry.ensure({**META, "model": "forged"})
-    completed = 0.0
-    for second in range(20):
-        for _ in range(10):
-            clock.now += 0.1
-            real.record_arrivals(1)  # 10/s admitted, completed by the pods
-            real.record_arrivals(1, admitted=second < 10)  # and 10/s more, refused from the 10th second
-            forged.record_arrivals(20)
-            forged.record_arrivals(1, admitted=False)
-        completed += 10 + (10 if second < 10 else 0)
+
+    def calls(second):
+        real.record_arrivals(1)  # 10/s admitted, completed by the pods
+        real.record_arrivals(1, admitted=second < 10)  # and 10/s more, refused from the 10th second
+        forged.record_arrivals(20)
+        forged.record_arrivals(1, admitted=False)
+
+    def observe(second):
+        completed = 10.0 * (second + 1) + 10.0 * min(second + 1, 10)
         real.apply(Observation(clock.now, 0, 4, 2, completed), None, clock.now, 0.01)
         forged.apply(Observation(clock.now, 0, 0, 1, 100.0), None, clock.now, 0.01)
+
+    _rls_seconds(clock, 20, calls, observe)
     assert real.arrivals_trusted and real.window.latest.refused_total == pytest.approx(100.0)
     assert real.window.latest.arrivals_total == pytest.approx(400.0)
     assert not forged.arrivals_trusted and forged.window.latest.refused_total is None
