@@ -142,12 +142,13 @@ def test_calibration_block_is_a_valid_spec_block():
     levels = [_level(1, True, rps=0.8), _level(8, True, rps=5.0), _level(16, False), _level(12, False), _level(10, True, rps=6.1),
               _level(11, False)]
     assert safe_level(levels).concurrency == 10
-    text, values = calibration_block(levels, 0.1, "note")
+    text, values = calibration_block(levels, 0.1, "note", prompt_tokens=512)
     parsed = yaml.safe_load(text)["calibration"]
     assert parsed == values
     block = Calibration.model_validate(parsed)
     assert block.safe_concurrency == 10 and block.per_replica_capacity == pytest.approx(6.1)
     assert block.expected_prefill_seconds == pytest.approx(0.025)
+    assert block.capacity_prompt_tokens == 512  # the prompt the levels sent: the mix the capacity holds for
 
 
 def test_the_block_takes_the_saturated_throughput_as_capacity_when_a_saturation_level_ran():
@@ -156,18 +157,18 @@ def test_the_block_takes_the_saturated_throughput_as_capacity_when_a_saturation_
     assert saturation_concurrency(levels) == 22  # twice the lowest that missed (11)
     levels.append(replace(_level(22, False, rps=6.6), saturation=True))
     assert saturation_concurrency(levels) == 22 and safe_level(levels).concurrency == 10
-    text, values = calibration_block(levels, 0.1, "note")
+    text, values = calibration_block(levels, 0.1, "note", prompt_tokens=512)
     assert values["safeConcurrency"] == 10 and values["perReplicaCapacity"] == pytest.approx(6.6)
     assert "saturated: 22 in flight" in text
     # No level missed: no saturation level, and the safe level's throughput is all there is.
     passing = [_level(1, True, rps=0.8), _level(2, True, rps=1.5)]
     assert saturation_concurrency(passing) is None
-    text, values = calibration_block(passing, 0.1, "note")
+    text, values = calibration_block(passing, 0.1, "note", prompt_tokens=512)
     assert values["perReplicaCapacity"] == pytest.approx(1.5) and "no level missed" in text
 
 
 def test_no_block_when_nothing_meets_the_target():
-    text, values = calibration_block([_level(1, False)], 0.1, "note")
+    text, values = calibration_block([_level(1, False)], 0.1, "note", prompt_tokens=512)
     assert values is None and "no calibration block" in text
 
 
@@ -234,7 +235,7 @@ def test_calibrate_finds_the_emulators_max_num_seqs(emulator_fleet):
     # full batch completes; queued requests add waiting, not throughput).
     assert 1.5 * first.throughput_rps <= saturated.throughput_rps <= MAX_NUM_SEQS / fastest_e2e, (
         saturated.throughput_rps, first.throughput_rps, MAX_NUM_SEQS / fastest_e2e)
-    _, values = calibration_block(levels, config.target_p95_s, "note")
+    _, values = calibration_block(levels, config.target_p95_s, "note", prompt_tokens=config.prompt_tokens)
     assert values["perReplicaCapacity"] == pytest.approx(saturated.throughput_rps, abs=1e-3)
     # expectedPrefillSeconds (TTFT p50 at concurrency 1) is the prefill with nothing queued: never
     # under the engine's prefill step (the first token comes when the step ends, on the same

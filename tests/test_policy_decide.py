@@ -574,6 +574,34 @@ def test_a_burst_the_rls_refused_is_remembered_by_its_prompts_as_well_as_its_req
     assert _refused_prompt_tokens(replace(snap, completed_total=480.0)) == pytest.approx(100 * 1e9 / 500)
 
 
+def test_the_capacity_is_weighed_by_how_much_longer_the_live_prompts_are_than_the_calibrated_ones():
+    # 5 req/s a replica measured on 1,000-token prompts, 20,000 prompt tokens/s of prefill: 0.05 of
+    # a calibrated request's 0.2 s is prefill. 10 req/s of 3,000-token prompts take 0.3 s each:
+    # 1 + 5 x 2,000 / 20,000 = 1.5 calibrated requests' time, and the sustained rate needs 1.5 x
+    # 10 / (0.8 x 5) = 3.75 replicas, not 2.5. Prompts of 500 tokens weigh 0.875.
+    # (250 slots a replica: the bursts of a steady stream need fewer than its rate)
+    config = PolicyConfig(**{**BASE.__dict__, "prefill_tps": 20_000, "capacity_prompt_tokens": 1_000,
+                             "max_concurrency": 250.0})
+
+    def run(config, prompt):
+        scenario = Scenario(config)
+        for t in range(1, 41):
+            decision = scenario.tick(waiting=0, running=4, ready=3, completions_per_s=10, arrivals_total=10.0 * t,
+                                     prompt_tokens_total=10.0 * prompt * t, prompt_tokens_in_flight=0.0)
+        return decision
+
+    heavy = run(config, 3_000)
+    assert heavy.need == pytest.approx(1.5 * 10 / (0.8 * 5)) and heavy.prefill_burst < heavy.need
+    assert any("weigh 1.50 x the calibrated mix's" in note for note in heavy.notes), heavy.notes
+    assert run(config, 500).need == pytest.approx(0.875 * 10 / (0.8 * 5))
+    assert run(config, 1_000).need == pytest.approx(10 / (0.8 * 5))  # the calibrated mix weighs 1
+    # unweighed: without the calibrated prompt, or with a capacity that is not the configured one
+    # (a prior, or one measured on the live mix)
+    assert run(PolicyConfig(**{**config.__dict__, "capacity_prompt_tokens": None}), 3_000).need == pytest.approx(2.5)
+    prior = PolicyConfig(**{**config.__dict__, "per_replica_capacity_rps": None, "capacity_prior_rps": 5.0})
+    assert run(prior, 3_000).need == pytest.approx(2.5)
+
+
 def test_prompt_tokens_read_a_step_apart_never_count_as_arrivals_going_back():
     # a request of 8,000 tokens counted in flight, then read prefilled and still in flight, then
     # only prefilled: the sum drops by 8,000; arrivals do not go back (the next 8,000 tokens fill
@@ -592,7 +620,7 @@ def test_prompt_tokens_read_a_step_apart_never_count_as_arrivals_going_back():
 def test_a_poisoned_prompt_token_counter_plans_nothing_unbounded():
     from scaler.policy.decide import MAX_DEMAND_REPLICAS
 
-    config = PolicyConfig(**{**BASE.__dict__, "prefill_tps": 20_000})
+    config = PolicyConfig(**{**BASE.__dict__, "prefill_tps": 20_000, "capacity_prompt_tokens": 1_000})
     scenario = Scenario(config)
     for total in (0.0, 1e308, float("inf"), float("inf")):  # a hostile page's counter
         decision = scenario.tick(waiting=0, running=4, ready=2, completions_per_s=2, prompt_tokens_total=total,

@@ -151,8 +151,9 @@ def level_requests(concurrency: int, prompt_tokens: int, max_tokens: int, count:
     return [Arrival(0.0, prompt_tokens, rng.randint(low, high)) for _ in range(count)]
 
 
-def calibration_block(levels: Sequence[Level], target_p95_s: float, note: str) -> tuple[str, dict | None]:
-    """The spec's `calibration:` block as YAML text (commented), and its values (None when nothing passed)."""
+def calibration_block(levels: Sequence[Level], target_p95_s: float, note: str, *, prompt_tokens: int) -> tuple[str, dict | None]:
+    """The spec's `calibration:` block as YAML text (commented), and its values (None when nothing passed).
+    `prompt_tokens` is the prompt every level sent: the mix the capacity holds for."""
     safe = safe_level(levels)
     first = next((l for l in levels if l.concurrency == 1), None)
     if safe is None or first is None or first.ttft_p50_s is None:
@@ -165,6 +166,7 @@ def calibration_block(levels: Sequence[Level], target_p95_s: float, note: str) -
         "perReplicaCapacity": round(capacity.throughput_rps, 3),
         "scaleUpLatencySeconds": "auto",
         "expectedPrefillSeconds": round(first.ttft_p50_s, 4),
+        "capacityPromptTokens": prompt_tokens,
     }
     lines = [
         f"# {note}",
@@ -174,6 +176,7 @@ def calibration_block(levels: Sequence[Level], target_p95_s: float, note: str) -
         f"  perReplicaCapacity: {values['perReplicaCapacity']}    # requests/s one replica completes, {measured_at}",
         "  scaleUpLatencySeconds: auto  # or measure: scale-up decision to Ready on a cold node (node, image, weights)",
         f"  expectedPrefillSeconds: {values['expectedPrefillSeconds']}  # TTFT p50 at concurrency 1 (nothing queued)",
+        f"  capacityPromptTokens: {prompt_tokens}  # the prompt every level sent: perReplicaCapacity holds for it",
     ]
     return "\n".join(lines) + "\n", values
 

@@ -127,7 +127,7 @@ def main(args: argparse.Namespace) -> int:
     tpot = f", TPOT p95 target {args.tpot_p95 * 1000:g} ms" if args.tpot_p95 is not None else ""
     note = (f"slo-scaler calibrate {args.url} ({model}): TTFT p95 target {args.ttft_p95:g}s{tpot}, "
             f"prompt {args.prompt_tokens} tokens, output {args.max_tokens} +-{args.spread:.0%}")
-    block, values = calibration_block(levels, args.ttft_p95, note)
+    block, values = calibration_block(levels, args.ttft_p95, note, prompt_tokens=args.prompt_tokens)
     console.print(levels_table(levels))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -29,6 +29,7 @@ def scaler_settings(spec: ModelSpec, derived) -> ScalerSettings:
         tpot_slo_seconds=spec.slo.tpot_seconds,
         expected_prefill_seconds=cal.expected_prefill_seconds,
         prefill_tokens_per_second=cal.prefill_tokens_per_second,
+        capacity_prompt_tokens=cal.capacity_prompt_tokens,
         scale_up_latency_seconds=AUTO if derived.scale_up_latency is None else derived.scale_up_latency,
         per_replica_capacity=cal.per_replica_capacity,
         max_concurrency=float(cal.safe_concurrency),

@@ -48,6 +48,7 @@ class ScalerSettings(_Config):
     state_hold_seconds: Annotated[float, Field(ge=0, le=3600)] = 30.0
     rate_window_seconds: Annotated[float, Field(ge=1, le=3600)] | None = None
     prefill_tokens_per_second: Annotated[float, Field(gt=0, le=1e9)] | None = None
+    capacity_prompt_tokens: Annotated[float, Field(gt=0, le=1e9)] | None = None
     backlog_drain_ratio: Annotated[float, Field(gt=0, le=1)] | None = None
     max_staleness_seconds: Annotated[float, Field(gt=0, le=3600)] | None = None
     capacity_prior: Annotated[float, Field(gt=0, le=1e6)] | None = None

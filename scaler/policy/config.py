@@ -40,6 +40,9 @@ class PolicyConfig:
     # One replica's prefill throughput in prompt tokens/s (llm-d's peakPrefillThroughput); None:
     # unknown, the TTFT predictor then counts the queue only.
     prefill_tps: float | None = None
+    # Mean prompt tokens per request of the mix `per_replica_capacity_rps` was measured on; None:
+    # the configured capacity is taken as the live mix's (no prompt weighting, docs/policy.md).
+    capacity_prompt_tokens: float | None = None
     yellow_enter_ratio: float = 0.4
     yellow_exit_ratio: float = 0.3
     red_enter_ratio: float = 1.0
@@ -143,6 +146,7 @@ _KEYS = {
     "maxConcurrency": ("max_concurrency", _number_or_auto(0.0)),
     "targetUtilization": ("target_utilization", _number(0.0, 1.0)),
     "prefillTokensPerSecond": ("prefill_tps", _number(0.0, 1e9)),
+    "capacityPromptTokens": ("capacity_prompt_tokens", _number(0.0, 1e9)),
     "yellowEnterRatio": ("yellow_enter_ratio", _number(0.0, 10.0)),
     "yellowExitRatio": ("yellow_exit_ratio", _number(0.0, 10.0)),
     "redEnterRatio": ("red_enter_ratio", _number(0.0, 10.0)),

@@ -144,7 +144,11 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     if horizon_rise:
         notes.append(f"arrivals rising {horizon_rise:.3f}/s per s over the last {est.scale_up_s:.0f}s, beyond the "
                      f"rate window's noise: {forecast:.2f}/s forecast one scale-up latency ahead")
-    need, seen, burst_window, prefill_burst = _need(config, est, forecast, bursts, prompt_bursts, slow_need)
+    weight = _prompt_weight(config, est, bursts, prompt_bursts)
+    if weight != 1.0:
+        notes.append(f"prompts of the last {_mix_span(config, est):.0f}s weigh {weight:.2f} x the calibrated mix's "
+                     f"on a replica: capacity {est.capacity_rps / weight:.2f}/s per replica")
+    need, seen, burst_window, prefill_burst = _need(config, est, forecast, bursts, prompt_bursts, slow_need, weight)
     if prefill_burst and prefill_burst >= need:
         notes.append(f"the largest recent burst of prompt tokens (over {burst_window:.0f}s) needs "
                      f"{prefill_burst:.2f} replicas' prefill")
@@ -264,10 +268,11 @@ def _window_rise(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHist
 
 
 def _need(config: PolicyConfig, est: Estimate, forecast: float, bursts: headroom.BurstHistory,
-          prompt_bursts: headroom.BurstHistory, slow_need: float) -> tuple[float, float, float, float]:
+          prompt_bursts: headroom.BurstHistory, slow_need: float, weight: float) -> tuple[float, float, float, float]:
     """Replica-equivalents the SLO needs once capacity asked for now is ready: the sustained rate
-    at the target utilisation (the `forecast` one scale-up latency ahead, with the queue spread over
-    the horizon), the replicas that keep the time per output token within its SLO (measured, or
+    at the target utilisation of a replica's capacity for the live prompts (`weight`, from
+    `_prompt_weight`; the `forecast` one scale-up latency ahead, with the queue spread over the
+    horizon), the replicas that keep the time per output token within its SLO (measured, or
     read from how full the batches are, or from the share of requests that missed it: `slow_need`), or the largest
     recent burst the ready replicas must absorb (in requests, or in prompt tokens their prefill
     must clear), whichever is more. Returns (need, seen, burst window, prefill burst): `seen` is
@@ -283,7 +288,7 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, bursts: headroom
             need = ready * (running + waiting) / running if waiting > 0 and running > 0 else float(ready)
         return need, need, 0.0, 0.0
     backlog_rps = est.waiting / max(config.backlog_drain_ratio * budget, est.scale_up_s)
-    per_replica = capacity * config.target_utilization
+    per_replica = capacity * config.target_utilization / weight
     sustained = (forecast + backlog_rps) / per_replica
     burst, window = headroom.burst_replicas(bursts, running=est.running, capacity_rps=capacity, slots=est.slots,
                                             slot_share=BURST_SLOT_SHARE, target_utilization=config.target_utilization)
@@ -299,6 +304,39 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, bursts: headroom
     if burst > max(sustained, decode):
         return burst, seen, window, prefill
     return max(sustained, decode), seen, 0.0, prefill
+
+
+def _mix_span(config: PolicyConfig, est: Estimate) -> float:
+    """The seconds the live mix is read over: the rate window, or less where the burst histories'
+    marks reach back less far (a scale-up latency shorter than the window)."""
+    return min(config.rate_window_s, headroom.windows(est.scale_up_s)[-1])
+
+
+def _prompt_weight(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory,
+                   prompt_bursts: headroom.BurstHistory) -> float:
+    """How many calibrated requests' time one request of the live mix takes on a replica, as far as
+    its prompt differs: a replica spends 1/c seconds of its saturated time per calibrated request,
+    p_cal / V of them in prefill, so a request of p prompt tokens takes 1/c + (p - p_cal) / V and
+    the capacity for the live mix is c / (1 + c (p - p_cal) / V). p is the mean over the last rate
+    window: the prompt tokens that arrived (prefilled, in flight, refused) over the requests that
+    did. Only a configured capacity is weighed (a measured one is the live mix's already), and only
+    by the prompts: output length is the batch and TPOT terms', since a longer decode holds a slot
+    more than it takes a step (weighing outputs the same way cost 10-20% on tenant-shift and
+    thinking-upgrade for no attainment). Without the calibrated prompt, the prefill throughput or
+    either history over the span: 1.
+    long-context-tenant at 0.9 (stop 42): a tenant's documents tripled the prompt tokens per
+    second at the same request rate, and the rate's need sat at 1.8 of 2 replicas while TPOT and
+    TTFT misses came; weighed, it reads 2.7."""
+    c, p_cal, v = est.capacity_rps, config.capacity_prompt_tokens, config.prefill_tps
+    if not (c and p_cal and v) or est.capacity_source != "configured" or c * p_cal >= v or not est.rates_settled:
+        return 1.0
+    span = _mix_span(config, est)
+    tokens = headroom.count_over(prompt_bursts, est.time, span)
+    requests = headroom.count_over(bursts, est.time, span)
+    if tokens is None or not requests or requests < 0:
+        return 1.0
+    weight = 1.0 + c * (tokens / requests - p_cal) / v
+    return weight if math.isfinite(weight) else 1.0  # a poisoned counter weighs nothing
 
 
 def _observe_prompt_tokens(history: headroom.BurstHistory, snap: Snapshot, now: float,

@@ -86,6 +86,11 @@ def observe(history: BurstHistory, now: float, arrivals_total: float | None, arr
     return BurstHistory(tuple(marks), tuple(peaks), arrived, now)
 
 
+def count_over(history: BurstHistory, now: float, span_s: float) -> float | None:
+    """Arrivals in the last `span_s` seconds; None while the history does not reach back that far."""
+    return _count_since(history.marks, now - span_s, history.arrived)
+
+
 def _count_since(marks: Sequence[tuple[float, float]], since: float, arrived: float) -> float | None:
     """Arrivals after `since`; None while the history does not reach back that far."""
     if not marks or marks[0][0] > since + 1e-9:

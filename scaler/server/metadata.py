@@ -44,6 +44,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "maxConcurrency": (1.0, 100_000.0),
     "targetUtilization": (0.05, 1.0),
     "prefillTokensPerSecond": (1.0, 10_000_000.0),
+    "capacityPromptTokens": (1.0, 10_000_000.0),
     "tpotSloSeconds": (0.001, 60.0),
     "yellowEnterRatio": (0.01, 10.0),
     "yellowExitRatio": (0.01, 10.0),

@@ -121,6 +121,10 @@ class Calibration(_Spec):
         None, description="one replica's prefill throughput, prompt tokens/s (llm-d's peakPrefillThroughput): "
         "the scaler's prefillTokensPerSecond, which turns on the TTFT predictor's prefill term"
     )
+    capacity_prompt_tokens: Annotated[float, Field(gt=0, le=1e9)] | None = Field(
+        None, description="mean prompt tokens per request of the mix perReplicaCapacity was measured on (slo-scaler "
+        "calibrate's --prompt-tokens): with prefillTokensPerSecond, the scaler weighs the capacity by the live prompts"
+    )
 
 
 class Replicas(_Spec):

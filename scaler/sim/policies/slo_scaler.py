@@ -7,7 +7,8 @@ Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobje
   idle TTFT of the workload's median prompt, scaleUpLatencySeconds = the cold-start median,
   perReplicaCapacity = the calibrated saturated throughput, maxConcurrency = the calibrated
   safe concurrency (TTFT p95 within half the SLO), prefillTokensPerSecond = the calibrated
-  prefill velocity (as llm-d's), targetUtilization (the knob, default 0.8) as
+  prefill velocity (as llm-d's), capacityPromptTokens = the calibration sample's mean prompt,
+  targetUtilization (the knob, default 0.8) as
   render deploys it, every other key at its default;
 - floor: minReplicas as `render` derives it from the spec's traffic profile (base, peak and burst
   growth of the workload's 1-minute rate over the tuning window), scale-up latency and request
@@ -66,6 +67,7 @@ def policy_config(ctx: PolicyContext, target_utilization: float = TARGET_UTILIZA
                           per_replica_capacity_rps=calibration.capacity_rps,
                           max_concurrency=float(calibration.safe_concurrency),
                           prefill_tps=calibration.prefill_velocity,
+                          capacity_prompt_tokens=calibration.mean_prompt_tokens,
                           target_utilization=target_concurrency(calibration.safe_concurrency, target_utilization)[1])
     config.check()
     return config
