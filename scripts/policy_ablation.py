@@ -52,7 +52,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - no-prefill-bursts: without the prompt-token burst history (bursts counted in requests only, the
   previous headroom);
 - no-slow-tokens: without the slow-token term (the share of finished requests over the TPOT SLO
-  asks for no replicas).
+  asks for no replicas);
+- unweighed-capacity: the configured capacity taken as the live mix's whatever its prompts (no
+  weighing by capacityPromptTokens; the sustained need to stop 41).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.
@@ -383,6 +385,12 @@ class PoissonHorizonTrend(Variant):
     patch = (headroom, "_dispersion", lambda marks, start, end, rate: 1.0)
 
 
+class UnweighedCapacity(Variant):
+    """The configured capacity taken as the live mix's, whatever its prompts (to stop 41)."""
+    name = "ours-unweighed-capacity"
+    patch = (decide_module, "_prompt_weight", lambda config, est, bursts, prompt_bursts: 1.0)
+
+
 class ShortBurstMemory(Variant):
     """Bursts forgotten with a 5-minute half-life instead of 20 minutes."""
     name = "ours-short-burst-memory"
@@ -394,7 +402,7 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
-            PoissonHorizonTrend)
+            PoissonHorizonTrend, UnweighedCapacity)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 
