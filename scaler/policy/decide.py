@@ -324,16 +324,18 @@ def _prompt_weight(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHi
     more than it takes a step (weighing outputs the same way cost 10-20% on tenant-shift and
     thinking-upgrade for no attainment). Without the calibrated prompt, the prefill throughput or
     either history over the span: 1.
-    long-context-tenant at 0.9 (stop 42): a tenant's documents tripled the prompt tokens per
-    second at the same request rate, and the rate's need sat at 1.8 of 2 replicas while TPOT and
-    TTFT misses came; weighed, it reads 2.7."""
+    long-context-tenant at 0.9, seed 0 (stop 42): a tenant's documents come in runs of a minute
+    or two at 2-3x the prompt tokens per second, at the same request rate. Unweighed, the need
+    read 1.6-1.8 between two runs (345-400 s) and the third replica never came; 548 TTFT and 182
+    TPOT misses came at 390-480 s. Weighed, it read 1.9-2.4 and three replicas served the next
+    run without a miss."""
     c, p_cal, v = est.capacity_rps, config.capacity_prompt_tokens, config.prefill_tps
     if not (c and p_cal and v) or est.capacity_source != "configured" or c * p_cal >= v or not est.rates_settled:
         return 1.0
     span = _mix_span(config, est)
     tokens = headroom.count_over(prompt_bursts, est.time, span)
     requests = headroom.count_over(bursts, est.time, span)
-    if tokens is None or not requests or requests < 0:
+    if tokens is None or requests is None or requests <= 0:
         return 1.0
     weight = 1.0 + c * (tokens / requests - p_cal) / v
     return weight if math.isfinite(weight) else 1.0  # a poisoned counter weighs nothing
