@@ -743,9 +743,81 @@ memory.
   clients fall out of step and micro-batches paces its waves, here a fixed number of long decodes arrives at once, paced
   by the job's own slowest sample.
 
+Set 14 (`--set 14`): three more shapes, 20 minutes each, chosen from published descriptions of traffic, gateways' source
+and documentation without running any policy on them or reading any policy's result (nor any results file); the set is
+held out, designed blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session, through a search of
+stored copies: the pages and files cited below, in excerpts or whole as said; also seen in search results and not used:
+pages on LLM response caching (20-45% hit rates in production, TTLs of minutes to a day) and on synchronised cache
+expiry (a shape not taken: a flush that sends every request to the model costs about one request per popular query, so
+on our sums it is a blip of seconds, not a shape). Nothing here is cited from memory.
+
+- `gateway-fallback.csv` (~8.5 requests/s; 8.14-8.82 on seeds 0-15): another app's requests fall back to this model
+  through a gateway while that app's primary provider has an incident, in runs of seconds, for the incident only.
+  LiteLLM's router retries within a model group, where "the new pick can land on a different deployment", falls back to
+  a different model group, and "a cooldown takes one deployment out of every pick, for every request, for a few seconds"
+  (docs.litellm.ai, "Retries, fallbacks and cooldowns", read in an excerpt); its cooldown handler cools a deployment of
+  a group of several at once on a 429, or when more than half its requests this minute failed, but one alone in its
+  group only on an error not worth retrying (a 401, say) or when all of at least 1,000 requests in the minute failed
+  (litellm/router_utils/cooldown_handlers.py, github.com/BerriAI/litellm, read whole), for DEFAULT_COOLDOWN_TIME_SECONDS
+  = 5 (litellm/constants.py, read in part, with SINGLE_DEPLOYMENT_TRAFFIC_FAILURE_THRESHOLD = 1000). Here: this model's
+  own traffic Poisson at 7 requests/s with the conversation trace's lengths; it is the fallback group of an app sending
+  Poisson at 9 requests/s with the catalog's interactive-chat lengths (as in batch-backfill) to a primary group of 2
+  deployments; from a seeded start in minutes 4-7, for a seeded 5-8 minutes, the primary's provider answers 5% of
+  attempts with a 429 (all ours); a 429 cools that deployment for 5 s and the retry picks the other (at once: ours); a
+  request that finds none left falls back here. One 429 in twenty moves 39-52% of the app's requests (seeds 0-15), as
+  each 429 takes a deployment out for the next 5 s of traffic, and the two are often out together. On seeds 0-15:
+  outside the incident 6.79-7.14 requests/s, 1 s dispersion 0.91-1.10; inside 10.5-11.9 (1.49-1.69x), 1 s dispersion
+  1.91-2.61 and lag-1 autocorrelation 0.30-0.43 (outside -0.05..0.10); prompts above 2,500 tokens 26-30% of the requests
+  inside, 3.0-4.5% before or after; the 30 s after the incident's end 0.52-0.76x the 30 s before it. Where
+  region-failover moves another region's traffic here for good within a minute and model-merge another model's in
+  2-minute steps, here another app's requests come for the incident only, at once, flickering in runs of seconds, at a
+  share out of proportion to the failures that send them.
+- `tool-bloat.csv` (9 requests/s, level): a release puts tool definitions in every prompt, and a fix trims them: the
+  prompts shift by a fixed block twice while the requests and the outputs stay put. "Every MCP server you connect loads
+  its full set of tool definitions into the context window on every single request", "about 200 tokens per tool"
+  (news.warptechlab.com/news/223194322); 47 tools came to ~11,000 tokens, 150-400 each (dev.to/enjoy_kumawat, "Your MCP
+  servers are burning tokens before you type a word"); a MySQL server's 106 tools to ~54,600, and Anthropic reports its
+  tool search cutting tool definitions "from 10K+ tokens to around 3K per request" (layered.dev, "MCP tool schema
+  bloat"); the fixes start with trimming the descriptions (janeer.com, "How to cut MCP tool token usage"), "under 100
+  tokens" a tool and "under 3K tokens total" (agentbeck.bot report 85985); all read in excerpts. Here: Poisson at 9
+  requests/s with the conversation trace's lengths; from a seeded deploy in minutes 4-7 a release rolled out over 60 s
+  connects 30 tools, 6,000 tokens (the 200-token rule), to every request's prompt; a seeded 5-8 minutes later a fix
+  rolled out as fast trims them to 80 tokens each, 2,400 in all (the counts, the 80 and the times ours). On seeds 0-15:
+  each phase at 8.49-9.31 requests/s, its median output 0.93-1.08x the 123-136 tokens before the deploy; after each roll
+  every prompt above the block (at least 6,122 and 2,535 tokens) and the prompts' 10th, 50th and 90th percentiles
+  5,954-6,038 and 2,338-2,466 tokens above those before the deploy (median 993-1,046); prompt tokens per second 5.7-6.9x
+  and 2.9-3.4x those before. Where thinking-upgrade lengthens one client's outputs for good, long-context-tenant adds
+  long prompts to a few requests, and meeting-turnover, context-creep and monday-rise move the prompts through a
+  changing population, here every prompt gains the same block at once, and part of it goes again.
+- `waiting-room.csv` (~12 requests/s; 11.45-12.79 on seeds 0-15): a chat service behind a waiting room meets a wave of
+  users: the load overshoots as the room fills, then holds at the ceiling the room's cap sets while the wave queues, and
+  falls only once the queue is gone. Cloudflare's Waiting Room queues users when the route's active sessions reach
+  total_active_users, "the maximum number of active sessions allowed" ("Set to 75% of origin traffic capacity"), with a
+  threshold of new users per minute (developers.cloudflare.com/waiting-room/reference/configuration-settings); a user
+  stays active "as long as they make an HTTP request ... once every session duration minutes", each request restarting
+  it (its "Control user session settings"); session_duration defaults to 5 minutes (its API schema, in a mirror at
+  github.com/api-evangelist/engineering-platform); first in, first out is one of its queueing methods (in its Pulumi
+  provider's example); all read in excerpts. Character.AI's users met a waiting room, longer as TikTok brought sign-ups
+  "in droves" (piunikaweb.com, 2023-05-15), and waiting-room vendors' own surveys have 80% of customers wait up to an
+  hour, so 20% do not (capacitas.co.uk, "Website queues, are they really worth the wait?"); both read in excerpts. Here:
+  users arrive Poisson at 0.8/s (from 30 minutes before the trace), and from a seeded time in minutes 2-4 a wave raises
+  them to 3.2/s over 4 minutes (raised cosine) and lowers them back over 5; a room of 800 sessions (a session ending 5
+  minutes after the user's last message, Cloudflare's default) lets a user in while it has room and nobody queues, else
+  the user queues, first in, first out (20% leave at once instead), and each freed session admits the next; the cap on
+  new users a minute is left too high to bind. An admitted user sends a geometric number of messages (mean 10), the
+  first a lognormal 15 s after admission (sigma 0.5), then at lognormal gaps of median 20 s (sigma 0.6), with the
+  conversation trace's lengths (all ours but the 5 minutes and the 20%). A session then holds its slot ~532 s (~17 s to
+  the first message, 9 gaps of ~24 s, the 5 minutes), so a full room sends 800 x 10 / 532 = 15.0 requests/s; when it
+  first fills, all its users are chatting, so the load overshoots that, and it settles as the room fills with users who
+  have stopped. On seeds 0-15: the first 2 minutes at 6.5-9.0 requests/s; the busiest minute (the 7th to 9th) 1.16-1.30x
+  the ceiling and 2.0-2.8x the first 2 minutes; the 4 minutes from 2 minutes after it at 0.86-1.05x the ceiling, their
+  largest at most 1.21x their smallest; the last 3 minutes at 0.59-0.74x it. Without the cap the same users reach
+  1.32-1.62x the ceiling and fall through it without holding. Where flash-crowd, call-surge and viral-growth pass their
+  demand to the model, here a gate in front clips it to a level set by its cap and its session timeout.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -753,6 +825,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import heapq
 import itertools
 import math
 import os
@@ -2396,10 +2469,177 @@ def set13_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     raise ValueError(f"trace: expected one of {', '.join(SET13)}, got {name!r}")
 
 
+# ---- set 14 ---------------------------------------------------------------------------------------
+
+
+def per_10s_counts(times: list[float], seconds: float) -> list[int]:
+    counts = [0] * (int(seconds // 10.0) + 1)
+    for t in times:
+        counts[int(t // 10.0)] += 1
+    return counts
+
+
+FALLBACK_OWN, FALLBACK_PRIMARY = 7.0, 9.0  # req/s: this model's own traffic; the app whose primary fails over here
+# The primary model group's deployments; the share of attempts its provider answers with a 429 during the incident; how
+# long LiteLLM's router takes a deployment out of every pick after a 429 (its DEFAULT_COOLDOWN_TIME_SECONDS)
+FALLBACK_DEPLOYMENTS, FALLBACK_429, FALLBACK_COOLDOWN_S = 2, 0.05, 5.0
+FALLBACK_START_S, FALLBACK_LENGTH_S = (240.0, 420.0), (300.0, 480.0)  # uniform: the incident's start; its length
+
+
+def fallback_incident(rng: random.Random) -> tuple[float, float]:
+    """The primary provider's incident: its start (uniform in FALLBACK_START_S) and end (a uniform FALLBACK_LENGTH_S
+    later)."""
+    start = rng.uniform(*FALLBACK_START_S)
+    return start, start + rng.uniform(*FALLBACK_LENGTH_S)
+
+
+def fallback_times(rng: random.Random, start: float, end: float) -> list[float]:
+    """The primary app's requests (Poisson at FALLBACK_PRIMARY) that the gateway's router sends here during the incident
+    [start, end): each picks a deployment of the primary group not cooling down; a 429 (FALLBACK_429 of the attempts)
+    cools that deployment for FALLBACK_COOLDOWN_S and the retry picks another; with none left the request falls back.
+    Cooldowns come in runs, so the fallback flickers on and off within seconds."""
+    cooled = [start] * FALLBACK_DEPLOYMENTS  # when each deployment's cooldown ends
+    times = []
+    for t in poisson_times(rng, FALLBACK_PRIMARY, start, end):
+        while True:
+            up = [d for d, until in enumerate(cooled) if until <= t]
+            if not up:
+                times.append(t)
+                break
+            d = rng.choice(up)
+            if rng.random() >= FALLBACK_429:
+                break
+            cooled[d] = t + FALLBACK_COOLDOWN_S
+    return times
+
+
+def gateway_fallback(rng: random.Random, seconds: float, start: float,
+                     end: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """This model's own traffic, Poisson at FALLBACK_OWN with the conversation trace's lengths, plus the primary app's
+    requests that fall back to it during the incident, with the catalog's interactive-chat lengths. The rows, and the
+    fallen-back requests per 10 s."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, FALLBACK_OWN, 0.0, seconds)]
+    moved = fallback_times(rng, start, end)
+    return sorted(rows + [(t, *chat_lengths(rng)) for t in moved]), per_10s_counts(moved, seconds)
+
+
+TOOLS_RATE, TOOLS_ROLL_S = 9.0, 60.0  # req/s; how long a rolling deploy takes to reach every replica
+TOOLS_DEPLOY_S, TOOLS_FIX_S = (240.0, 420.0), (300.0, 480.0)  # uniform: the release; from it to the fix
+TOOLS_BLOCK = (6000, 2400)  # tokens of tool definitions every prompt carries: 30 tools as released; trimmed by the fix
+
+
+def tools_release(rng: random.Random) -> tuple[float, float]:
+    """The release's deploy (uniform in TOOLS_DEPLOY_S) and the fix's (a uniform TOOLS_FIX_S later)."""
+    deploy = rng.uniform(*TOOLS_DEPLOY_S)
+    return deploy, deploy + rng.uniform(*TOOLS_FIX_S)
+
+
+def rolled_out(t: float, at: float) -> float:
+    """The share of replicas on a build whose rolling deploy started at `at`: linear over TOOLS_ROLL_S."""
+    return min(max((t - at) / TOOLS_ROLL_S, 0.0), 1.0)
+
+
+def tool_bloat(rng: random.Random, seconds: float, deploy: float, fix: float) -> list[tuple[float, int, int]]:
+    """Poisson at TOOLS_RATE with the conversation trace's lengths; a request served by the release (rolled out from
+    `deploy`) carries its tool definitions, TOOLS_BLOCK[0] tokens more prompt, and one served by the fix (from `fix`)
+    the trimmed ones, TOOLS_BLOCK[1]. The same block in every prompt: an additive shift."""
+    rows = []
+    for t in poisson_times(rng, TOOLS_RATE, 0.0, seconds):
+        prompt, output = conv_lengths(rng)
+        build = rng.random()  # the replica's: on the fix, on the release or on neither yet
+        if build < rolled_out(t, fix):
+            prompt += TOOLS_BLOCK[1]
+        elif build < rolled_out(t, deploy):
+            prompt += TOOLS_BLOCK[0]
+        rows.append((t, clamp(prompt, PROMPT_MAX), output))
+    return rows
+
+
+# Cloudflare Waiting Room's total_active_users and session_duration (its default, 5 minutes); the share of users who
+# will not wait in a queue
+ROOM_CAP, ROOM_SESSION_S, ROOM_BALK = 800, 300.0, 0.2
+ROOM_BASE, ROOM_PEAK, ROOM_RISE_S, ROOM_FALL_S = 0.8, 3.2, 240.0, 300.0  # users/s; the wave's raised-cosine rise, fall
+ROOM_ONSET_S, ROOM_WARMUP_S = (120.0, 240.0), 1800.0  # uniform: the wave's start; users arrive from this long before
+ROOM_MESSAGES = 10.0  # mean (geometric) messages a visit
+ROOM_FIRST_S, ROOM_GAP_S = (15.0, 0.5), (20.0, 0.6)  # lognormal (median, sigma): from admission to the first; between
+
+
+def room_demand(onset: float) -> Rate:
+    """Users arriving per second: ROOM_BASE, from `onset` a raised-cosine wave to ROOM_PEAK over ROOM_RISE_S and back
+    over ROOM_FALL_S."""
+    def rate(t: float) -> float:
+        if t < onset + ROOM_RISE_S:
+            return ROOM_BASE + (ROOM_PEAK - ROOM_BASE) * raised_cosine(t - onset, ROOM_RISE_S)
+        return ROOM_PEAK - (ROOM_PEAK - ROOM_BASE) * raised_cosine(t - onset - ROOM_RISE_S, ROOM_FALL_S)
+    return rate
+
+
+def room_visit(rng: random.Random, admitted: float) -> list[float]:
+    """The times of one admitted user's chat messages: a geometric number (mean ROOM_MESSAGES), the first a lognormal
+    ROOM_FIRST_S after admission, then at lognormal ROOM_GAP_S gaps (reading the reply and typing)."""
+    messages = 1 + int(math.log(1.0 - rng.random()) / math.log(1.0 - 1.0 / ROOM_MESSAGES))  # geometric
+    times = [admitted + lognormal_draw(rng, ROOM_FIRST_S)]
+    for _ in range(messages - 1):
+        times.append(times[-1] + lognormal_draw(rng, ROOM_GAP_S))
+    return times
+
+
+def waiting_room(rng: random.Random, seconds: float, demand: Rate) -> list[float]:
+    """The message times of users let through a waiting room: users arrive as a Poisson process at `demand` (from
+    ROOM_WARMUP_S before the trace, so it opens in a steady state); one is let in at once while fewer than ROOM_CAP hold
+    a session and nobody queues, else queues (ROOM_BALK of them leave at once instead); a session ends ROOM_SESSION_S
+    after the user's last message (the cookie's lifetime, renewed by each request), and its slot goes to the head of the
+    queue (first in, first out). Messages outside the trace are dropped."""
+    warm = ROOM_WARMUP_S
+    arrivals = [t - warm for t in renewal(rng, lambda t: demand(t - warm), seconds + warm, 1.0)]  # Poisson at `demand`
+    ends: list[float] = []  # a heap of the sessions' ends
+    queued, times = 0, []
+
+    def admit(t: float) -> None:
+        visit = room_visit(rng, t)
+        times.extend(visit)
+        heapq.heappush(ends, visit[-1] + ROOM_SESSION_S)
+    for arrival in arrivals + [seconds]:
+        while ends and ends[0] <= arrival:
+            end = heapq.heappop(ends)
+            if queued:
+                queued -= 1
+                admit(end)
+        if arrival >= seconds:
+            break
+        if len(ends) < ROOM_CAP and not queued:
+            admit(arrival)
+        elif rng.random() >= ROOM_BALK:
+            queued += 1
+    return sorted(t for t in times if 0.0 <= t < seconds)
+
+
+SET14 = ("gateway-fallback", "tool-bloat", "waiting-room")
+
+
+def set14_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; for gateway-fallback the own
+    traffic's rate plus the realised fallen-back requests spread over each 10 s, for waiting-room the realised messages
+    spread over each 10 s) of one set-14 trace, each from its own random stream."""
+    rng = random.Random(f"unseen-set14/{name}/{seed}")
+    seconds = 1200.0
+    if name == "gateway-fallback":
+        rows, per_10s = gateway_fallback(rng, seconds, *fallback_incident(rng))
+        return rows, seconds, lambda t: FALLBACK_OWN + per_10s[int(t // 10.0)] / 10.0
+    if name == "tool-bloat":
+        return tool_bloat(rng, seconds, *tools_release(rng)), seconds, lambda t: TOOLS_RATE
+    if name == "waiting-room":
+        times = waiting_room(rng, seconds, room_demand(rng.uniform(*ROOM_ONSET_S)))
+        per_10s = per_10s_counts(times, seconds)
+        return [(t, *conv_lengths(rng)) for t in times], seconds, lambda t: per_10s[int(t // 10.0)] / 10.0
+    raise ValueError(f"trace: expected one of {', '.join(SET14)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
-        10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace)}
+        10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace),
+        14: (SET14, set14_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 13 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 14 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -239,7 +239,8 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
 
 @pytest.mark.parametrize("number, low_rps, top_rps", [(4, 6.0, 12.0), (5, 6.0, 14.0), (6, 6.0, 14.0), (7, 6.0, 14.0),
                                                     (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0),
-                                                    (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0)])
+                                                    (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0),
+                                                    (14, 7.0, 14.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -259,10 +260,11 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   6: (unseen.SET6, unseen.set6_trace, 0.1), 7: (unseen.SET7, unseen.set7_trace, 0.1),
                   8: (unseen.SET8, unseen.set8_trace, 0.1), 9: (unseen.SET9, unseen.set9_trace, 0.1),
                   10: (unseen.SET10, unseen.set10_trace, 0.1), 11: (unseen.SET11, unseen.set11_trace, 0.1),
-                  12: (unseen.SET12, unseen.set12_trace, 0.1), 13: (unseen.SET13, unseen.set13_trace, 0.1)}
+                  12: (unseen.SET12, unseen.set12_trace, 0.1), 13: (unseen.SET13, unseen.set13_trace, 0.1),
+                  14: (unseen.SET14, unseen.set14_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -273,9 +275,10 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     context-creep, of the realised evaluation requests per 10 s for eval-suite, of the realised runs for
     long-context-tenant, of the realised model calls per 10 s for call-surge, of the realised requests per 10 s for
     meeting-turnover, of the realised synchronous rate for benchmark-sweep, of the realised rollout requests per 10 s
-    for rl-rollouts) within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6,
+    for rl-rollouts, of the realised fallen-back requests per 10 s for gateway-fallback, of the realised messages per
+    10 s for waiting-room) within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6,
     0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11,
-    0.978-1.019 for set 12, 0.976-1.013 for set 13."""
+    0.978-1.019 for set 12, 0.976-1.013 for set 13, 0.976-1.018 for set 14."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -1264,8 +1267,94 @@ def test_rl_rollouts_send_each_step_at_once_in_groups_and_wait_for_the_longest_s
     assert abs(statistics.median(x.prompt_tokens for x in between) / 1020.0 - 1.0) < 0.05
 
 
+def test_gateway_fallback_flickers_another_apps_requests_in_during_the_incident_only(set_arrivals):
+    """7 req/s of this model's own traffic (the conversation trace's lengths) plus, during a seeded incident (from
+    minute 4-7, 5-8 minutes long) at the primary provider, the requests of an app at 9 req/s (the catalog's
+    interactive-chat lengths) that the gateway falls back with: its router takes each of the primary group's 2
+    deployments out for 5 s after a 429 (5% of attempts), and a request with none left falls back here. On seeds 0-15:
+    outside the incident 6.79-7.14 req/s, 1 s dispersion 0.91-1.10, lag-1 autocorrelation -0.05..0.10; inside
+    10.5-11.9 req/s (1.49-1.69x), 1 s dispersion 1.91-2.61 and lag-1 autocorrelation 0.30-0.43 (cooldowns come in runs
+    of seconds); prompts above 2,500 tokens 26-30% of the requests inside, 3.0-4.5% before or after; the 30 s after the
+    incident's end 0.52-0.76x the 30 s before it."""
+    arrivals = set_arrivals(14)["gateway-fallback.csv"]
+    times, seconds, _ = shifted("gateway-fallback", arrivals, unseen.set14_trace)
+    start, end = unseen.fallback_incident(random.Random("unseen-set14/gateway-fallback/0"))  # the generator's draws
+    per_s = counts(times, 1.0, seconds)
+    inside, outside = per_s[math.ceil(start):int(end)], per_s[:int(start)] + per_s[math.ceil(end):]
+    assert abs(statistics.fmean(outside) / unseen.FALLBACK_OWN - 1.0) < 0.06
+    assert 1.35 <= statistics.fmean(inside) / statistics.fmean(outside) <= 1.9
+    # the fallback comes in runs of seconds: over-dispersed, correlated 1 s counts inside, Poisson ones outside
+    assert dispersion(inside) >= 1.6 and autocorrelation(inside, 1) >= 0.2, (dispersion(inside),
+                                                                               autocorrelation(inside, 1))
+    assert dispersion(outside) <= 1.25 and abs(autocorrelation(outside, 1)) <= 0.12
+
+    def long_share(a: float, b: float) -> float:
+        window = arrivals[bisect.bisect_left(times, a):bisect.bisect_left(times, b)]
+        return sum(x.prompt_tokens > 2500 for x in window) / len(window)
+    assert long_share(start, end) >= 0.2 and long_share(0.0, start) <= 0.06 and long_share(end, seconds) <= 0.06
+
+    def within(a: float, b: float) -> int:
+        return bisect.bisect_left(times, b) - bisect.bisect_left(times, a)
+    assert within(end, end + 30.0) <= 0.85 * within(end - 30.0, end)  # over at once
+
+
+def test_tool_bloat_adds_the_same_block_to_every_prompt_at_the_release_and_a_smaller_one_at_the_fix(set_arrivals):
+    """Poisson at 9 req/s with the conversation trace's lengths; a release rolled out over 60 s from a seeded deploy
+    (minute 4-7) puts 30 tools' definitions, 6,000 tokens, in every prompt; a fix rolled out a seeded 5-8 minutes later
+    trims them to 2,400. On seeds 0-15: each phase at 8.49-9.31 req/s, its median output 0.93-1.08x the 123-136 tokens
+    before the deploy; after each roll every prompt above the block (at least 6,122 and 2,535 tokens) and the prompts'
+    10th, 50th and 90th percentiles 5,954-6,038 and 2,338-2,466 tokens above those before the deploy: a shift, not a
+    stretch (the median before: 993-1,046)."""
+    arrivals = set_arrivals(14)["tool-bloat.csv"]
+    times, seconds, _ = shifted("tool-bloat", arrivals, unseen.set14_trace)
+    deploy, fix = unseen.tools_release(random.Random("unseen-set14/tool-bloat/0"))  # the generator's first draws
+
+    def phase(a: float, b: float) -> list:
+        return arrivals[bisect.bisect_left(times, a):bisect.bisect_left(times, b)]
+    before = phase(0.0, deploy)
+    assert abs(statistics.median(a.prompt_tokens for a in before) / 1020.0 - 1.0) < 0.05
+
+    def deciles(window: list) -> list[float]:
+        return statistics.quantiles((a.prompt_tokens for a in window), n=10)
+    roll = unseen.TOOLS_ROLL_S
+    for (a, b), block in zip(((deploy + roll, fix), (fix + roll, seconds)), unseen.TOOLS_BLOCK):
+        window = phase(a, b)
+        assert abs(len(window) / (b - a) / unseen.TOOLS_RATE - 1.0) < 0.06  # the requests hold
+        assert abs(statistics.median(x.max_tokens for x in window) / statistics.median(x.max_tokens for x in before)
+                   - 1.0) < 0.1  # and the outputs
+        assert min(x.prompt_tokens for x in window) > block  # every prompt carries the block
+        shifts = [q - p for q, p in zip(deciles(window), deciles(before))]
+        assert all(abs(shifts[i] - block) <= 150.0 for i in (0, 4, 8)), (block, shifts)
+
+
+def test_waiting_room_holds_the_load_at_the_ceiling_its_cap_sets_while_the_wave_queues(set_arrivals):
+    """A chat service behind a waiting room that admits at most 800 sessions, a session ending 5 minutes after the
+    user's last message: users arrive at 0.8/s (10 messages each, ~24 s apart: 8 req/s) until a seeded wave (from minute
+    2-4) raises them to 3.2/s over 4 minutes and back over 5; once the room is full they queue (a fifth leave) and each
+    freed slot admits the next. A full room sends 800 x 10 messages per 532 s of a slot's occupancy (the first message
+    ~17 s after admission, 9 gaps of ~24 s, then the 5 minutes): 15.0 req/s. On seeds 0-15: the first 2 minutes at
+    6.5-9.0 req/s; the busiest minute (the 7th to 9th) 1.16-1.30x the ceiling (when the room fills, all its users are
+    chatting) and 2.0-2.8x the first 2 minutes; the 4 minutes from 2 minutes after it all at 0.86-1.05x the ceiling,
+    their largest at most 1.21x their smallest (without the cap, the same users reach 1.32-1.62x the ceiling and fall
+    through it); the last 3 minutes at 0.59-0.74x it."""
+    arrivals = set_arrivals(14)["waiting-room.csv"]
+    times, seconds, _ = shifted("waiting-room", arrivals, unseen.set14_trace)
+    occupancy = (unseen.ROOM_FIRST_S[0] * math.exp(unseen.ROOM_FIRST_S[1] ** 2 / 2.0) + (unseen.ROOM_MESSAGES - 1.0)
+                 * unseen.ROOM_GAP_S[0] * math.exp(unseen.ROOM_GAP_S[1] ** 2 / 2.0) + unseen.ROOM_SESSION_S)
+    ceiling = unseen.ROOM_CAP * unseen.ROOM_MESSAGES / occupancy  # 15.0 req/s
+    per_min = [n / 60.0 for n in counts(times, 60.0, seconds)]
+    first = statistics.fmean(per_min[:2])
+    assert abs(first / (unseen.ROOM_BASE * unseen.ROOM_MESSAGES) - 1.0) < 0.25, first
+    top = max(range(len(per_min)), key=lambda i: per_min[i])
+    assert 1.05 <= per_min[top] / ceiling <= 1.4 and per_min[top] >= 1.8 * first, (per_min[top], ceiling, first)
+    held = per_min[top + 2:top + 6]
+    assert len(held) == 4 and all(0.8 <= x / ceiling <= 1.12 for x in held) and max(held) <= 1.25 * min(held), (
+        held, ceiling)
+    assert statistics.fmean(per_min[-3:]) <= 0.85 * ceiling  # the queue gone, the room empties
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "14"], "--set"),
+    (["--set", "15"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
