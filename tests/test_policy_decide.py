@@ -592,6 +592,7 @@ def test_the_capacity_is_weighed_by_how_much_longer_the_live_prompts_are_than_th
 
     heavy = run(config, 3_000)
     assert heavy.need == pytest.approx(1.5 * 10 / (0.8 * 5)) and heavy.prefill_burst < heavy.need
+    assert heavy.prompt_weight == pytest.approx(1.5)  # what slo_scaler_prompt_weight exports
     assert any("weigh 1.50 x the calibrated mix's" in note for note in heavy.notes), heavy.notes
     assert run(config, 500).need == pytest.approx(0.875 * 10 / (0.8 * 5))
     assert run(config, 1_000).need == pytest.approx(10 / (0.8 * 5))  # the calibrated mix weighs 1

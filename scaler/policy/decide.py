@@ -105,6 +105,7 @@ class Decision:
     burst_window_s: float = 0.0  # the window the burst that sets the headroom was seen over (0: none)
     prefill_burst: float = 0.0  # replicas whose prefill clears the largest recent burst of prompt tokens
     arrival_forecast_rps: float = 0.0  # arrivals one scale-up latency ahead: the rate plus its rise (the sustained need's)
+    prompt_weight: float = 1.0  # calibrated requests' replica time one live request takes, by its prompt (1: not weighed)
     slots: float | None = None  # S: requests one replica's batch holds within the SLO (None: not known)
     drain_rps: float = 0.0  # r0: how fast the queue drains (admission projects it between decisions)
     tpot_slow_share: float | None = None  # recently finished requests over the TPOT SLO (None: not counted)
@@ -193,6 +194,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
         ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need, deferred=deferred,
         burst_window_s=burst_window, prefill_burst=prefill_burst, arrival_forecast_rps=forecast, demand=demand,
+        prompt_weight=weight,
         pressure=pressure, admission_rps=admission,
         slots=est.slots, drain_rps=est.drain_rps, tpot_slow_share=slow.share if slow.totals is not None else None,
         retry_after_s=retry, state_changed=changed, previous_state=state.state if changed else None,

@@ -40,6 +40,9 @@ DECISION_GAUGES = (
     ("prefill_burst_replicas", "Replicas whose prefill clears the largest recent burst of prompt tokens "
      "(vllm:prompt_tokens_total, plus the RLS's refusals at the mean prompt; 20-minute half-life).",
      lambda d: d.prefill_burst),
+    ("prompt_weight", "Calibrated requests' replica time one request of the live mix takes, by its prompt "
+     "(capacityPromptTokens); the sustained need divides the capacity by it. 1 when not weighed.",
+     lambda d: d.prompt_weight),
     ("tpot_slow_share", "Share of recently finished requests whose time per output token missed its SLO "
      "(60 s half-life); above 0.5% it asks for replicas.", lambda d: d.tpot_slow_share),
     ("admission_rate", "RED only: requests per second current capacity drains within budget.",
