@@ -115,8 +115,7 @@ def trend(history: BurstHistory, now: float, span_s: float) -> float:
     if half <= 0:
         return 0.0
     marks = history.marks
-    late = _count_since(marks, now - half, history.arrived)
-    both = _count_since(marks, now - span_s, history.arrived)
+    late, both = count_over(history, now, half), count_over(history, now, span_s)
     if late is None or both is None:
         return 0.0
     early_rps, late_rps = (both - late) / half, late / half
