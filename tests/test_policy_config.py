@@ -51,6 +51,7 @@ def test_bad_values_name_the_key_and_the_expectation(key, raw, expected):
         ({"yellowEnterRatio": "0.3", "yellowExitRatio": "0.4"}, "yellowExitRatio"),
         ({"redEnterRatio": "0.5", "redExitRatio": "0.9"}, "redExitRatio"),
         ({"yellowEnterRatio": "2", "yellowExitRatio": "0.3"}, "yellowEnterRatio"),
+        ({"capacityPromptTokens": "512"}, "capacityPromptTokens"),  # weighs nothing without prefillTokensPerSecond
     ],
 )
 def test_inconsistent_combinations_are_rejected(metadata, key):

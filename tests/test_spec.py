@@ -75,6 +75,8 @@ INVALID = [
     ("istio host with colon", "gateway.istio.host", "x: y", "gateway.istio.host", "host name"),
     ("p99 below p95", "slo.ttftP99Seconds", 1.0, "slo.ttftP99Seconds", "at least slo.ttftP95Seconds"),
     ("prefill eats the SLO", "calibration.expectedPrefillSeconds", 1.5, "calibration.expectedPrefillSeconds", "less than slo.ttftP95Seconds"),
+    ("prompt weight without prefill throughput", "calibration.capacityPromptTokens", 512, "calibration.capacityPromptTokens",
+     "only with calibration.prefillTokensPerSecond"),
     ("peak below base", "traffic.peakRequestsPerSecond", 1, "traffic.peakRequestsPerSecond", "at least traffic.baseRequestsPerSecond"),
     ("min above max", "replicas.min", 20, "replicas.min", "at most replicas.max"),
     ("warm pool above max", "replicas.warmPool", 20, "replicas.warmPool", "at most replicas.max"),

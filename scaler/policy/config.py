@@ -81,6 +81,10 @@ class PolicyConfig:
             raise ConfigError("redExitRatio", "at most redEnterRatio (hysteresis band)", self.red_exit_ratio)
         if not self.yellow_enter_ratio <= self.red_enter_ratio:
             raise ConfigError("yellowEnterRatio", "at most redEnterRatio", self.yellow_enter_ratio)
+        if self.capacity_prompt_tokens is not None and self.prefill_tps is None:
+            # The weight prices a prompt's difference at the prefill throughput: without it the key
+            # would do nothing, silently.
+            raise ConfigError("capacityPromptTokens", "only with prefillTokensPerSecond set", self.capacity_prompt_tokens)
 
     def to_metadata(self) -> dict[str, str]:
         """The inverse of from_metadata, for rendering and tests."""

@@ -46,6 +46,10 @@ def _slo(spec: ModelSpec) -> Iterator[Issue]:
             f"less than slo.ttftP95Seconds ({spec.slo.ttft_p95_seconds:g}), or no time is left for queueing",
             spec.calibration.expected_prefill_seconds,
         )
+    if spec.calibration.capacity_prompt_tokens is not None and spec.calibration.prefill_tokens_per_second is None:
+        yield Issue("calibration.capacityPromptTokens",
+                    "only with calibration.prefillTokensPerSecond set: the scaler weighs a prompt at the prefill throughput",
+                    spec.calibration.capacity_prompt_tokens)
 
 
 def _traffic(spec: ModelSpec) -> Iterator[Issue]:
