@@ -834,7 +834,7 @@ import statistics
 import sys
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 START = datetime(2024, 5, 13, 9, 0, 0)
 HEADER = "TIMESTAMP,ContextTokens,GeneratedTokens"
@@ -1833,16 +1833,21 @@ def research_query(rng: random.Random, start: float) -> list[tuple[float, int, i
     return rows
 
 
+def per_bin_counts(times: Iterable[float], seconds: float, bin_s: float) -> list[int]:
+    """How many of `times` (in [0, seconds)) fall in each `bin_s`-second bin."""
+    counts = [0] * (int(seconds // bin_s) + 1)
+    for t in times:
+        counts[int(t // bin_s)] += 1
+    return counts
+
+
 def research_fanout(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
     """Chat at FANOUT_CHAT plus research queries opened as a Poisson process from FANOUT_WARMUP_S before the trace
     (so it opens mid-process); calls outside the trace are dropped. The rows, and the research calls per minute."""
     rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, FANOUT_CHAT, 0.0, seconds)]
     research = [row for start in poisson_times(rng, FANOUT_QUERIES, -FANOUT_WARMUP_S, seconds)
                 for row in research_query(rng, start) if 0.0 <= row[0] < seconds]
-    per_minute = [0] * (int(seconds // 60.0) + 1)
-    for t, _, _ in research:
-        per_minute[int(t // 60.0)] += 1
-    return sorted(rows + research), per_minute
+    return sorted(rows + research), per_bin_counts((t for t, _, _ in research), seconds, 60.0)
 
 
 SET9 = ("lunch-dip", "thinking-upgrade", "research-fanout")
@@ -1987,9 +1992,7 @@ def set10_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
         return deadline_rush(rng, seconds, deadline), seconds, lambda t: DEADLINE_BASE + rate(t)
     if name == "lockstep-echoes":
         polls = lockstep_polls(rng, seconds, rng.uniform(240.0, 420.0))
-        per_10s = [0] * (int(seconds // 10.0) + 1)
-        for t, _, _ in polls:
-            per_10s[int(t // 10.0)] += 1
+        per_10s = per_bin_counts((t for t, _, _ in polls), seconds, 10.0)
         rows = sorted(polls + [(t, *conv_lengths(rng)) for t in poisson_times(rng, POLL_BASE, 0.0, seconds)])
         return rows, seconds, lambda t: POLL_BASE + per_10s[int(t // 10.0)] / 10.0
     raise ValueError(f"trace: expected one of {', '.join(SET10)}, got {name!r}")
@@ -2268,10 +2271,7 @@ def call_surge(rng: random.Random, seconds: float, rate: Rate) -> tuple[list[tup
     call starts within the trace, and the model calls per 10 s."""
     starts = poisson_times(rng, CALL_BASE, -CALL_CAP_S, 0.0) + renewal(rng, rate, seconds, 1.0)
     rows = [row for start in starts for row in voice_call(rng, start) if 0.0 <= row[0] < seconds]
-    per_10s = [0] * (int(seconds // 10.0) + 1)
-    for t, _, _ in rows:
-        per_10s[int(t // 10.0)] += 1
-    return sorted(rows), [s for s in starts if s >= 0.0], per_10s
+    return sorted(rows), [s for s in starts if s >= 0.0], per_bin_counts((t for t, _, _ in rows), seconds, 10.0)
 
 
 SET12 = ("long-context-tenant", "runaway-outputs", "call-surge")
@@ -2472,13 +2472,6 @@ def set13_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
 # ---- set 14 ---------------------------------------------------------------------------------------
 
 
-def per_10s_counts(times: list[float], seconds: float) -> list[int]:
-    counts = [0] * (int(seconds // 10.0) + 1)
-    for t in times:
-        counts[int(t // 10.0)] += 1
-    return counts
-
-
 FALLBACK_OWN, FALLBACK_PRIMARY = 7.0, 9.0  # req/s: this model's own traffic; the app whose primary fails over here
 # The primary model group's deployments; the share of attempts its provider answers with a 429 during the incident; how
 # long LiteLLM's router takes a deployment out of every pick after a 429 (its DEFAULT_COOLDOWN_TIME_SECONDS)
@@ -2520,7 +2513,7 @@ def gateway_fallback(rng: random.Random, seconds: float, start: float,
     fallen-back requests per 10 s."""
     rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, FALLBACK_OWN, 0.0, seconds)]
     moved = fallback_times(rng, start, end)
-    return sorted(rows + [(t, *chat_lengths(rng)) for t in moved]), per_10s_counts(moved, seconds)
+    return sorted(rows + [(t, *chat_lengths(rng)) for t in moved]), per_bin_counts(moved, seconds, 10.0)
 
 
 TOOLS_RATE, TOOLS_ROLL_S = 9.0, 60.0  # req/s; how long a rolling deploy takes to reach every replica
@@ -2630,7 +2623,7 @@ def set14_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
         return tool_bloat(rng, seconds, *tools_release(rng)), seconds, lambda t: TOOLS_RATE
     if name == "waiting-room":
         times = waiting_room(rng, seconds, room_demand(rng.uniform(*ROOM_ONSET_S)))
-        per_10s = per_10s_counts(times, seconds)
+        per_10s = per_bin_counts(times, seconds, 10.0)
         return [(t, *conv_lengths(rng)) for t in times], seconds, lambda t: per_10s[int(t // 10.0)] / 10.0
     raise ValueError(f"trace: expected one of {', '.join(SET14)}, got {name!r}")
 
