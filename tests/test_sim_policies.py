@@ -41,9 +41,17 @@ def test_every_policy_is_registered_with_its_bench_name_and_a_documented_knob():
         assert values and all(v > 0 for v in values), name
         assert make(name, ctx, values[0]).knob_value == values[0] or name == "static-peak"
     assert POLICIES["static"].grid(ctx) == (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)  # every count up to the peak size
-    # The protocol is the same for every policy: each swept knob gets as many values as ours.
-    swept = {name: len(cls.grid(ctx)) for name, cls in POLICIES.items() if name not in ("static", "static-peak")}
-    assert set(swept.values()) == {5}, swept
+    # The protocol is the same for every policy: each swept knob gets as many values as ours. The
+    # clairvoyant (a reference, never an "other") plans up to the saturated throughput, where its
+    # grid ends one value short.
+    swept = {name: len(cls.grid(ctx)) for name, cls in POLICIES.items()
+             if name not in ("static", "static-peak", "clairvoyant")}
+    assert set(swept.values()) == {6}, swept
+    assert max(POLICIES["clairvoyant"].grid(ctx)) == 1.0
+    # Each grid's GPU-saving end is one step past the previous five values (stop 43).
+    assert max(POLICIES["slo-scaler"].grid(ctx)) == 1.0
+    formula = POLICIES["llm-d-token"].formula_threshold_s(ctx)
+    assert max(POLICIES["llm-d-token"].grid(ctx)) == round(2 * formula, 3)
     with pytest.raises(ValueError, match="target_ongoing_requests: expected a number > 0"):
         make("ray-serve", ctx, -1.0)
 

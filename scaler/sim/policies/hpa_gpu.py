@@ -27,7 +27,7 @@ class HpaGpuUtil(Policy):
     name = "hpa-gpu-util"
     knob = "target averageValue (GPU util %)"
     knob_default = 80.0
-    knob_grid = (40.0, 50.0, 60.0, 70.0, 80.0)
+    knob_grid = (40.0, 50.0, 60.0, 70.0, 80.0, 90.0)
 
     def __init__(self, ctx: PolicyContext, knob_value: float | None = None):
         super().__init__(ctx, knob_value)

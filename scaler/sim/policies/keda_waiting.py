@@ -16,7 +16,7 @@ class KedaWaiting(PrometheusKeda):
     name = "keda-waiting"
     knob = "threshold (waiting requests per pod)"
     knob_default = 5.0
-    knob_grid = (0.25, 0.5, 1.0, 2.0, 5.0)
+    knob_grid = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
     polling_interval_s = 15.0
 
     def triggers(self):

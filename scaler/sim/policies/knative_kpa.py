@@ -33,7 +33,7 @@ class KnativeKpa(Policy):
     name = "knative-kpa"
     knob = "target (concurrent requests per pod)"
     knob_default = TARGET
-    knob_grid = (5.0, 10.0, 20.0, 40.0, 70.0)
+    knob_grid = (5.0, 10.0, 20.0, 40.0, 70.0, 140.0)
 
     def __init__(self, ctx: PolicyContext, knob_value: float | None = None):
         super().__init__(ctx, knob_value)

@@ -21,7 +21,7 @@ class KServeKedaRunning(PrometheusKeda):
     name = "kserve-keda-running"
     knob = "target (running requests per pod)"
     knob_default = 2.0
-    knob_grid = (1.0, 2.0, 4.0, 8.0, 16.0)
+    knob_grid = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 
     def triggers(self):
         running = self.scrape.sum(lambda m: m.running)

@@ -27,7 +27,9 @@ class LlmdTokenAware(PrometheusKeda):
     name = "llm-d-token"
     knob = "prefill threshold (s of queued prefill per pod)"
     knob_default = 0.0  # 0: the guide's formula, TTFT SLO - ISL / V_P
-    knob_grid = (0.025, 0.05, 0.1, 0.5, 0.0)
+    knob_grid = (0.025, 0.05, 0.1, 0.5)
+    # And the guide's formula times these: its own value, and twice it as the grid's GPU-saving end.
+    FORMULA_MULTIPLES = (1.0, 2.0)
     polling_interval_s = 15.0
 
     def __init__(self, ctx, knob_value: float | None = None):
@@ -42,7 +44,8 @@ class LlmdTokenAware(PrometheusKeda):
 
     @classmethod
     def grid(cls, ctx) -> tuple[float, ...]:
-        return tuple(sorted({round(v, 3) if v else round(cls.formula_threshold_s(ctx), 3) for v in cls.knob_grid}))
+        formula = cls.formula_threshold_s(ctx)
+        return tuple(sorted({round(v, 3) for v in (*cls.knob_grid, *(m * formula for m in cls.FORMULA_MULTIPLES))}))
 
     def hpa_spec(self) -> HpaSpec:
         return HpaSpec(min_replicas=self.min_replicas, max_replicas=self.max_replicas,

@@ -34,7 +34,7 @@ class RayServe(Policy):
     name = "ray-serve"
     knob = "target_ongoing_requests"
     knob_default = LLM_DEFAULT_TARGET_ONGOING
-    knob_grid = (2.0, 4.0, 8.0, 16.0, 32.0)
+    knob_grid = (2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
 
     def __init__(self, ctx: PolicyContext, knob_value: float | None = None):
         super().__init__(ctx, knob_value)

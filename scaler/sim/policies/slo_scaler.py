@@ -87,7 +87,7 @@ class SloScaler(Policy):
     name = "slo-scaler"
     knob = "targetUtilization"
     knob_default = TARGET_UTILIZATION
-    knob_grid = (0.5, 0.6, 0.7, 0.8, 0.9)
+    knob_grid = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
     def __init__(self, ctx: PolicyContext, knob_value: float | None = None, config: PolicyConfig | None = None,
                  shedding: bool = True):
