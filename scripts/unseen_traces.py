@@ -815,9 +815,100 @@ on our sums it is a blip of seconds, not a shape). Nothing here is cited from me
   1.32-1.62x the ceiling and fall through it without holding. Where flash-crowd, call-surge and viral-growth pass their
   demand to the model, here a gate in front clips it to a level set by its cap and its session timeout.
 
+Set 15 (`--set 15`): three more shapes, 20 minutes each, chosen from providers' and tools' documentation, a cookbook's
+recorded run and incident notes without running any policy on them or reading any policy's result (nor any results
+file); the set is held out, designed blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session,
+through a search of stored copies: the pages and files cited below, in excerpts or whole as said; also seen and not
+used: LiteLLM's parallel_request_limiter_v2 (github.com/BerriAI/litellm, read in an excerpt: its usage keys carry the
+current minute, so per-key limits hold fixed one-minute windows, whose front-loaded minutes would come close to
+cron-minutes) and a post on provider quotas that reset at 00:00 UTC
+(tianpan.co/blog/2026-06-02-the-provider-quota-reset-on-a-timezone-your-global-traffic-never-picked, read in an excerpt:
+a step at a clock time, as in steps and region-failover). Nothing here is cited from memory.
+
+- `contextual-ingest.csv` (~8.0 requests/s; 7.81-8.25 on seeds 0-15): documents added to a retrieval index built with
+  contextual retrieval, each sent to the model as one burst of calls, one a chunk, every call carrying the whole
+  document, so a burst's size and its prompts grow together. Contextual retrieval prepends to each chunk a context of
+  "50-100 tokens" that the model writes from a prompt holding the whole document and then the chunk (Anthropic,
+  "Introducing Contextual Retrieval", anthropic.com/news/contextual-retrieval, read in copies and summaries at
+  managen.ai/shared/contextual-retrieval.html, albertml.com and ayushgarg.ca/notes/Contextual-Retrieval); the run
+  recorded in its cookbook (github.com/anthropics/anthropic-cookbook skills/contextual-embeddings/guide.ipynb, its
+  output read in a copy) processed 737 chunks with 5 threads at 2.22 calls/s, 1,223,730 input tokens without caching and
+  58,161 output tokens (79 a call), with a note that more threads run faster; its Bedrock Lambda
+  (contextual-rag-lambda-function/lambda_function.py, read whole) makes one call a chunk with the whole document; a
+  guide puts a 300-page contract in 200 chunks of ~750 tokens (notesfromsde.herein.one, "Contextual retrieval", read in
+  an excerpt). Here: chat Poisson at 6 requests/s with the conversation trace's lengths; documents uploaded as a Poisson
+  process at 0.3/s from 5 minutes before the trace (ours), each lognormal with median 3,000 tokens and sigma 1.0 (ours),
+  cut into 800-token chunks (ours, near the guide's 750) and indexed on arrival: per chunk the instructions (50 tokens),
+  the document (cut to what fits the 16,384-token window with the chunk) and the chunk in, a context lognormal of median
+  75 and sigma 0.3 out (mean 78: the run's 79), 32 calls in flight (ours: more threads than the run's 5), each slot
+  taking the next chunk when its reply returns, a lognormal 2.25 s later (sigma 0.3; the run's 5 threads at 2.22
+  calls/s). So all of a document's calls but the last share one prompt length, which fixes how many there are
+  (ceil((prompt - 850) / 800) - 1), and a document of 32 chunks or fewer goes out within 50 ms. The bench has no prefix
+  cache, so each call prefills its document in full, as the run without caching would. On seeds 0-15: 1 s count
+  dispersion 3.5-4.5; 196-229 runs of 3 or more identical prompts (no gap over 2 s), 99-100% of those below the cap and
+  wholly inside the trace of exactly that size and 99-100% of all sending their first 32 (or all) within 0.06 s; the
+  largest 55-140 calls, 9.7-28x the median run (5-6); the runs 18-22% of the requests and 64-71% of the prompt tokens
+  (the indexing calls in all: 1.85-2.23 a second, 71-77% of the prompt tokens); 5-9% of the prompts at the cap. Where
+  research-fanout starts up to 16 subagents together and micro-batches paces waves of documents on a clock, here bursts
+  come at random times, heavy-tailed in size, each request of a burst carrying the same whole document: a burst's
+  prefill grows with the square of its document.
+- `ptu-spillover.csv` (~7.4 requests/s; 6.81-7.87 on seeds 0-15): the overflow of another app's provisioned deployment:
+  nothing while the app's demand stays under its capacity, then the tips of the demand's fluctuations, then more and
+  more of it as the demand climbs past, coming and going from one 10 s to the next. Azure OpenAI's spillover routes the
+  overage of a provisioned deployment to a standard deployment of the same model when the provisioned one returns
+  non-200 responses (such as a 429 when its capacity is used up), the service sending requests to the provisioned
+  deployment first (learn.microsoft.com, "Manage traffic with spillover for provisioned deployments", read in excerpts
+  and a translation); a provisioned deployment decides with "a variation of the leaky bucket algorithm": a request
+  arriving while the utilization is above 100% gets a 429, otherwise its prompt tokens and max_tokens are added to the
+  utilization and corrected by the difference once the actual cost is known, and the utilization "is decremented at a
+  continuous rate based on the number of PTU deployed", bursts just over 100% allowed briefly (learn.microsoft.com,
+  "What is provisioned throughput for Foundry Models?", read in a copy of its source); Vertex AI likewise serves a
+  request whose estimate exceeds the provisioned quota left as pay-as-you-go, the quota enforced over periods of up to
+  30 s (cloud.google.com, "Use Provisioned Throughput", read in an excerpt). Here: this deployment's own traffic Poisson
+  at 6 requests/s with the conversation trace's lengths; the app's demand Poisson, climbing linearly from 6 to 15
+  requests/s over the trace (ours: a morning's climb) and multiplied per 10 s by a Gamma factor of mean 1 and CV 0.27
+  (diurnal-chat's, from the conversation trace), with the catalog's interactive-chat lengths and a max_tokens of 1,000
+  (the profile's longest output); its provisioned deployment drains 43,000 tokens/s (10 of the app's mean requests a
+  second), is at 100% at 10 s of that, and is corrected when a reply is done (its output at 50 tokens/s; all ours); a
+  request arriving when it is at 100% or more spills here. On seeds 0-15: the first spill in minutes 5-12; the first 4
+  minutes at 5.83-6.08 requests/s, 2.5-4.5% of the prompts above 2,500 tokens (the conversation trace's); the last 4
+  minutes 26-35% of them (the app's: ~70% above), at 1.52-1.89x the first 4 minutes' rate (2.95-5.19 spilled
+  requests/s); in minutes 10-19 the long prompts per 10 s have a dispersion of 6.7-21.3 within a minute (Poisson: 1),
+  17-48% of the 10 s holding 3 or fewer and 33-60% 15 or more. Where gateway-fallback moves another app's requests here
+  for an incident at a share out of proportion to its failures, here the share follows the demand's excess over a
+  capacity: none below it, and above it the more variable the more the demand fluctuates.
+- `crashloop-replays.csv` (~8.7 requests/s; 8.36-8.96 on seeds 0-15): a queue consumer that calls the model for each
+  message, crash-looping on a poison message: each restart sends the same head of the queue again at once and dies, the
+  restarts coming at doubling intervals up to five minutes. RabbitMQ requeues a delivery not acknowledged when its
+  channel or connection closes, "consumer application (process) failures" included, to its original position in the
+  queue where possible, a prefetch count capping the unacknowledged deliveries (values of 100 to 300 "usually offer
+  optimal throughput"), and requeueing consumers can "create a requeue/redelivery loop" (its "Consumer Acknowledgements
+  and Publisher Confirms", github.com/rabbitmq/rabbitmq-website versioned_docs/version-4.3/confirms.md, read in part);
+  with a poison message the "consumer re-consumes same message and fails again", a "guaranteed loop" (schema.ai, "Poison
+  pill messages cause deterministic partition processing failure", on Kafka, read in an excerpt); Kubernetes restarts a
+  failed container at once, then after 10 s, the delay doubling to 20, 40, 80 and 160 s and capped at 5 minutes, reset
+  only after 10 minutes running (Kubernetes in Action, 2nd edition, section 6.2.1, in Manning's liveBook summary; the
+  docs' "(10s, 20s, 40s, ...), which is capped at five minutes" in Huawei Cloud CCE's FAQ; both read in excerpts). Here:
+  other traffic Poisson at 7 requests/s with the conversation trace's lengths; the consumer (one replica) gets messages
+  Poisson at 2.5/s, each a prompt lognormal of median 1,500 tokens (sigma 0.5) for a structured reply of median 150
+  (sigma 0.4; the same on every replay), calls the model for each delivery at once, as many in flight as its prefetch of
+  200 (within RabbitMQ's range), and acknowledges it when the reply (lognormal, median 3 s, sigma 0.4) is handled; a
+  poison message published at a uniform time in minutes 2-4 gets a reply the handler cannot parse, and the process dies
+  when it returns; after the back-off and a start-up (lognormal, median 6 s, sigma 0.3) the broker delivers the oldest
+  200 unacknowledged messages, the poison among them, and the consumer sends them within 0.2 s; the replies that return
+  before the poison's are acknowledged and their slots take the next messages, and the poison's kills it again (all ours
+  but the back-off). Its input piles up meanwhile. On seeds 0-15: 7-8 restarts; 6-8 bursts (seconds with 30 or more
+  requests, 10 s apart), 17-37 s apart at first, each gap then longer than the last (the last two 1.49-2.0x the one
+  before: ~19, 29, 49, 89 and 169 s, the back-off plus ~9 s), then 306-314 s apart; a restart's window from 13-39
+  messages at the first to the prefetch's 200 from the fourth or fifth; one request (the poison) in every burst; 36-63%
+  of the worker's calls after the poison replaying a message already sent; 6.86-7.20 requests/s between the bursts (the
+  worker down) and 8.8-10.0 before the first. Where lockstep-echoes' clients return together every cycle and die away,
+  and outage-retry and breaker-dips send a backlog back once, here the same requests come back at doubling intervals, in
+  bursts that grow to the prefetch's size, and the worker's own traffic is gone between them.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -825,6 +916,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import collections
 import heapq
 import itertools
 import math
@@ -2628,11 +2720,198 @@ def set14_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     raise ValueError(f"trace: expected one of {', '.join(SET14)}, got {name!r}")
 
 
+# ---- set 15 ---------------------------------------------------------------------------------------
+
+INGEST_CHAT, INGEST_UPLOADS, INGEST_WARMUP_S = 6.0, 0.3, 300.0  # req/s of chat; documents/s; uploads from this before
+INGEST_DOC = (3000.0, 1.0)  # lognormal (median, sigma): a document's tokens
+INGEST_CHUNK, INGEST_INSTRUCTIONS = 800, 50  # tokens: a chunk (the last one shorter); the prompt's instructions
+INGEST_CONTEXT = (75.0, 0.3)  # lognormal (median, sigma): the context the model writes for a chunk
+INGEST_PARALLEL, INGEST_JITTER_S = 32, 0.05  # a document's calls in flight; the spread of its first calls
+INGEST_REPLY_S = (2.25, 0.3)  # lognormal (median, sigma): a call's reply time, which frees its slot
+
+
+def ingest_document(rng: random.Random, start: float) -> list[tuple[float, int, int]]:
+    """One uploaded document indexed with contextual retrieval: it is cut into INGEST_CHUNK-token chunks and, for each,
+    the model gets the instructions, the whole document (cut to what fits the window with the chunk) and the chunk, and
+    writes a short context. The calls go out INGEST_PARALLEL at a time, each slot taking the next chunk when its reply
+    returns, so the chunks of a document share one prompt length (all but the last)."""
+    tokens = max(1, round(lognormal_draw(rng, INGEST_DOC)))
+    n = math.ceil(tokens / INGEST_CHUNK)
+    window = min(tokens, PROMPT_MAX - INGEST_CHUNK - INGEST_INSTRUCTIONS)
+    slots = sorted(start + rng.uniform(0.0, INGEST_JITTER_S) for _ in range(min(INGEST_PARALLEL, n)))
+    rows = []
+    for k in range(n):
+        t = heapq.heappop(slots)
+        chunk = INGEST_CHUNK if k < n - 1 else tokens - (n - 1) * INGEST_CHUNK
+        rows.append((t, clamp(INGEST_INSTRUCTIONS + window + chunk, PROMPT_MAX),
+                     clamp(lognormal_draw(rng, INGEST_CONTEXT), OUTPUT_MAX)))
+        heapq.heappush(slots, t + lognormal_draw(rng, INGEST_REPLY_S))
+    return rows
+
+
+def contextual_ingest(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Chat Poisson at INGEST_CHAT with the conversation trace's lengths, plus documents uploaded as a Poisson process
+    at INGEST_UPLOADS from INGEST_WARMUP_S before the trace (so it opens mid-process), each indexed as it arrives; calls
+    outside the trace are dropped. The rows, and the indexing calls per 10 s."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, INGEST_CHAT, 0.0, seconds)]
+    calls = [row for start in poisson_times(rng, INGEST_UPLOADS, -INGEST_WARMUP_S, seconds)
+             for row in ingest_document(rng, start) if 0.0 <= row[0] < seconds]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+SPILL_OWN, SPILL_DEMAND = 6.0, (6.0, 15.0)  # req/s: this deployment's own traffic; the app's demand at start and end
+SPILL_MAX_TOKENS = 1000  # the app's max_tokens: the interactive-chat profile's longest output
+# Tokens/s the provisioned deployment's utilisation drains at (10 of the app's mean requests, 4,000 + 300 tokens, a
+# second); how many seconds of it make 100%; a reply's decode speed, for when its utilisation is corrected
+SPILL_CAPACITY, SPILL_BUCKET_S, SPILL_DECODE = 43000.0, 10.0, 50.0
+
+
+def spill_demand(t: float, seconds: float) -> float:
+    """The app's demand before its noise: linear from SPILL_DEMAND[0] to SPILL_DEMAND[1] over the trace."""
+    low, high = SPILL_DEMAND
+    return low + (high - low) * t / seconds
+
+
+def spilled_requests(rng: random.Random, times: list[float]) -> list[tuple[float, int, int]]:
+    """The app's requests (at `times`, with the interactive-chat lengths) that its provisioned deployment turns away
+    and spillover sends here. Its utilisation is a leaky bucket: a request arriving while it is at 100% (SPILL_BUCKET_S
+    of SPILL_CAPACITY) or more is turned away; one accepted adds its prompt and SPILL_MAX_TOKENS; when the reply is done
+    (its output at SPILL_DECODE tokens/s) the unused part of SPILL_MAX_TOKENS comes off; it drains at SPILL_CAPACITY."""
+    full, level, last = SPILL_CAPACITY * SPILL_BUCKET_S, 0.0, 0.0
+    corrections: list[tuple[float, float]] = []  # a heap of (when, tokens off)
+    spilled = []
+
+    def drain(until: float) -> None:
+        nonlocal level, last
+        level, last = max(0.0, level - SPILL_CAPACITY * (until - last)), until
+    for t in times:
+        prompt, output = chat_lengths(rng)
+        while corrections and corrections[0][0] <= t:
+            at, tokens = heapq.heappop(corrections)
+            drain(at)
+            level = max(0.0, level - tokens)
+        drain(t)
+        if level < full:
+            level += prompt + SPILL_MAX_TOKENS
+            heapq.heappush(corrections, (t + output / SPILL_DECODE, SPILL_MAX_TOKENS - output))
+        else:
+            spilled.append((t, prompt, output))
+    return spilled
+
+
+def ptu_spillover(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """This (standard) deployment's own traffic, Poisson at SPILL_OWN with the conversation trace's lengths, plus the
+    requests an app's provisioned deployment spills over to it. The app's demand climbs linearly (spill_demand) and is
+    multiplied, per NOISE_PERIOD_S, by a Gamma factor of mean 1 and CV NOISE_CV (as diurnal-chat's). The rows, and the
+    spilled requests per 10 s."""
+    k = 1.0 / NOISE_CV ** 2
+    factors = [rng.gammavariate(k, 1.0 / k) for _ in range(int(seconds // NOISE_PERIOD_S) + 1)]
+    demand = renewal(rng, noisy(lambda t: spill_demand(t, seconds), factors), seconds, 1.0)  # Poisson at the demand
+    spilled = spilled_requests(rng, demand)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, SPILL_OWN, 0.0, seconds)]
+    return sorted(rows + spilled), per_bin_counts((t for t, _, _ in spilled), seconds, 10.0)
+
+
+CRASH_BASE, CRASH_INPUT = 7.0, 2.5  # req/s of other traffic; messages/s into the worker's queue
+CRASH_POISON_S = (120.0, 240.0)  # uniform: when the poison message is published
+CRASH_PREFETCH = 200  # unacknowledged deliveries the broker pushes to the consumer at most
+CRASH_BACKOFF_S = (0.0, 10.0, 20.0, 40.0, 80.0, 160.0, 300.0)  # the kubelet's restart delays; the last repeats
+CRASH_START_S, CRASH_REPLY_S = (6.0, 0.3), (3.0, 0.4)  # lognormal (median, sigma): start to consuming; a call's reply
+CRASH_SEND_S = 0.2  # a window's deliveries all go out within this
+CRASH_PROMPT, CRASH_OUTPUT = (1500.0, 0.5), (150.0, 0.4)  # lognormal (median, sigma): a message's prompt; its reply
+
+
+def crash_loop(rng: random.Random, seconds: float, poison: float) -> tuple[list[tuple[float, int, int]], list[float]]:
+    """A queue consumer that calls the model for each message, acknowledging it once the reply is handled: messages
+    arrive Poisson at CRASH_INPUT, and at `poison` one whose reply the handler cannot parse, so the process dies when
+    that reply returns. The broker requeues every unacknowledged message at its place in the queue, so each restart
+    (after the kubelet's back-off, CRASH_BACKOFF_S, and the start-up, CRASH_START_S) gets the same head of the queue,
+    poison included, up to CRASH_PREFETCH messages at once, and sends them again: the same requests, replayed. A reply
+    that returns before the poison's is acknowledged, and its slot takes the next message. The worker's calls, and the
+    times it starts consuming (the first at 0)."""
+    arrivals = poisson_times(rng, CRASH_INPUT, 0.0, seconds) + [poison]
+    arrivals.sort()
+    messages = [(t, clamp(lognormal_draw(rng, CRASH_PROMPT), PROMPT_MAX),
+                 clamp(lognormal_draw(rng, CRASH_OUTPUT), OUTPUT_MAX)) for t in arrivals]
+    bad = arrivals.index(poison)
+    pending: list[int] = []  # unacknowledged messages (indices, so in queue order)
+    rows, starts, arrived, connect, restarts = [], [], 0, 0.0, 0
+    while connect < seconds:
+        starts.append(connect)
+        while arrived < len(messages) and messages[arrived][0] <= connect:
+            pending.append(arrived)
+            arrived += 1
+        waiting = collections.deque(sorted(pending))  # not yet delivered in this run
+        in_flight: list[tuple[float, int]] = []  # a heap of (reply, message)
+
+        def send(i: int, at: float) -> None:
+            rows.append((at, messages[i][1], messages[i][2]))
+            heapq.heappush(in_flight, (at + lognormal_draw(rng, CRASH_REPLY_S), i))
+        while waiting and len(in_flight) < CRASH_PREFETCH:
+            send(waiting.popleft(), connect + rng.uniform(0.0, CRASH_SEND_S))
+        crashed = None
+        while True:
+            reply = in_flight[0][0] if in_flight else math.inf
+            coming = messages[arrived][0] if arrived < len(messages) else math.inf
+            if min(reply, coming) >= seconds:
+                break
+            if coming <= reply:
+                pending.append(arrived)
+                if len(in_flight) < CRASH_PREFETCH:
+                    send(arrived, coming)
+                else:
+                    waiting.append(arrived)
+                arrived += 1
+                continue
+            _, i = heapq.heappop(in_flight)
+            if i == bad:
+                crashed = reply
+                break
+            pending.remove(i)
+            if waiting:
+                send(waiting.popleft(), reply)
+        if crashed is None:
+            break
+        connect = (crashed + CRASH_BACKOFF_S[min(restarts, len(CRASH_BACKOFF_S) - 1)]
+                   + lognormal_draw(rng, CRASH_START_S))
+        restarts += 1
+    return [row for row in rows if row[0] < seconds], starts
+
+
+def crashloop_replays(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic Poisson at CRASH_BASE with the conversation trace's lengths, plus the crash-looping worker's calls
+    (the poison published at a uniform time in CRASH_POISON_S). The rows, and the worker's calls per 10 s."""
+    worker, _ = crash_loop(rng, seconds, rng.uniform(*CRASH_POISON_S))
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, CRASH_BASE, 0.0, seconds)]
+    return sorted(rows + worker), per_bin_counts((t for t, _, _ in worker), seconds, 10.0)
+
+
+SET15 = ("contextual-ingest", "ptu-spillover", "crashloop-replays")
+
+
+def set15_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised indexing calls, spilled requests or worker calls spread over each 10 s) of one set-15 trace, each from
+    its own random stream."""
+    rng = random.Random(f"unseen-set15/{name}/{seed}")
+    seconds = 1200.0
+    if name == "contextual-ingest":
+        rows, per_10s = contextual_ingest(rng, seconds)
+        return rows, seconds, lambda t: INGEST_CHAT + per_10s[int(t // 10.0)] / 10.0
+    if name == "ptu-spillover":
+        rows, per_10s = ptu_spillover(rng, seconds)
+        return rows, seconds, lambda t: SPILL_OWN + per_10s[int(t // 10.0)] / 10.0
+    if name == "crashloop-replays":
+        rows, per_10s = crashloop_replays(rng, seconds)
+        return rows, seconds, lambda t: CRASH_BASE + per_10s[int(t // 10.0)] / 10.0
+    raise ValueError(f"trace: expected one of {', '.join(SET15)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
         10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace),
-        14: (SET14, set14_trace)}
+        14: (SET14, set14_trace), 15: (SET15, set15_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

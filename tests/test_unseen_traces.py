@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 14 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 15 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -240,7 +240,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
 @pytest.mark.parametrize("number, low_rps, top_rps", [(4, 6.0, 12.0), (5, 6.0, 14.0), (6, 6.0, 14.0), (7, 6.0, 14.0),
                                                     (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0),
                                                     (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0),
-                                                    (14, 7.0, 14.0)])
+                                                    (14, 7.0, 14.0), (15, 6.0, 12.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -261,10 +261,10 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   8: (unseen.SET8, unseen.set8_trace, 0.1), 9: (unseen.SET9, unseen.set9_trace, 0.1),
                   10: (unseen.SET10, unseen.set10_trace, 0.1), 11: (unseen.SET11, unseen.set11_trace, 0.1),
                   12: (unseen.SET12, unseen.set12_trace, 0.1), 13: (unseen.SET13, unseen.set13_trace, 0.1),
-                  14: (unseen.SET14, unseen.set14_trace, 0.1)}
+                  14: (unseen.SET14, unseen.set14_trace, 0.1), 15: (unseen.SET15, unseen.set15_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -276,9 +276,11 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     long-context-tenant, of the realised model calls per 10 s for call-surge, of the realised requests per 10 s for
     meeting-turnover, of the realised synchronous rate for benchmark-sweep, of the realised rollout requests per 10 s
     for rl-rollouts, of the realised fallen-back requests per 10 s for gateway-fallback, of the realised messages per
-    10 s for waiting-room) within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6,
-    0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11,
-    0.978-1.019 for set 12, 0.976-1.013 for set 13, 0.976-1.018 for set 14."""
+    10 s for waiting-room, of the realised indexing calls, spilled requests and worker calls per 10 s for
+    contextual-ingest, ptu-spillover and crashloop-replays) within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030
+    for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009
+    for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set 12, 0.976-1.013 for set 13, 0.976-1.018 for set 14,
+    0.981-1.022 for set 15."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -1353,8 +1355,139 @@ def test_waiting_room_holds_the_load_at_the_ceiling_its_cap_sets_while_the_wave_
     assert statistics.fmean(per_min[-3:]) <= 0.85 * ceiling  # the queue gone, the room empties
 
 
+def prompt_times(arrivals: list, times: list[float]) -> dict[int, list[float]]:
+    """The times of the requests of each prompt length, in order."""
+    by_prompt: dict[int, list[float]] = {}
+    for t, a in zip(times, arrivals):
+        by_prompt.setdefault(a.prompt_tokens, []).append(t)
+    return by_prompt
+
+
+def identical_prompt_groups(by_prompt: dict[int, list[float]], gap: float = 2.0,
+                            least: int = 3) -> list[tuple[float, float, int, int]]:
+    """(first, last, count, prompt) of each run of `least` or more requests with one prompt length, neighbours at most
+    `gap` apart: a document's indexing calls (all its chunks but the last share a prompt length)."""
+    return sorted((first, last, n, prompt) for prompt, ts in by_prompt.items()
+                  for first, last, n in clusters(ts, gap) if n >= least)
+
+
+def check_contextual_ingest(arrivals: list, times: list[float], seconds: float) -> None:
+    """The shape test_contextual_ingest_... asserts, on any trace (so a look-alike can be shown to fail it)."""
+    assert 2.8 <= dispersion(counts(times, 1.0, seconds)) <= 5.5  # bursts: Poisson is 1
+    sent = prompt_times(arrivals, times)
+    groups = identical_prompt_groups(sent)
+    assert 170 <= len(groups) <= 260, len(groups)
+    overhead = unseen.INGEST_INSTRUCTIONS + unseen.INGEST_CHUNK
+    whole = [g for g in groups if 30.0 <= g[0] and g[1] <= seconds - 30.0 and g[3] < unseen.PROMPT_MAX]
+    sized = sum(n == math.ceil((prompt - overhead) / unseen.INGEST_CHUNK) - 1 for _, _, n, prompt in whole)
+    assert sized >= 0.97 * len(whole), (sized, len(whole))  # the burst's size follows from its prompt
+    together = 0
+    for first, _, n, prompt in groups:
+        ts = sent[prompt][bisect.bisect_left(sent[prompt], first):]
+        together += ts[min(n, unseen.INGEST_PARALLEL) - 1] - ts[0] <= 0.06
+    assert together >= 0.95 * len(groups), (together, len(groups))  # sent at once, up to the calls in flight
+    sizes = sorted(n for _, _, n, _ in groups)
+    assert sizes[-1] >= 45 and sizes[-1] >= 8 * statistics.median(sizes), sizes[-5:]  # a heavy tail
+    assert 0.15 <= sum(sizes) / len(arrivals) <= 0.27
+    prefill = sum(n * prompt for _, _, n, prompt in groups)
+    assert prefill >= 0.55 * sum(a.prompt_tokens for a in arrivals)  # the documents, resent with each chunk
+
+
+def test_contextual_ingest_sends_each_document_as_a_burst_of_calls_sized_by_its_length(set_arrivals):
+    """Chat at 6 req/s (the conversation trace's lengths) plus documents uploaded at 0.3/s (lognormal, median 3,000
+    tokens, sigma 1.0), each cut into 800-token chunks and indexed with contextual retrieval: one call per chunk
+    carrying the instructions (50 tokens), the whole document and the chunk, 32 in flight, each slot taking the next
+    chunk when its reply (lognormal, median 2.25 s) returns. So a document's calls share one prompt length (all but the
+    last chunk's) and that length fixes how many there are: ceil((prompt - 850) / 800) - 1 identical ones. On seeds
+    0-15: 1 s dispersion 3.5-4.5 (Poisson: 1); 196-229 runs of 3 or more identical prompts (no gap over 2 s), 99-100% of
+    those under the 16,384-token cap and wholly inside the trace exactly that size, 99-100% of all sending their first
+    32 (or all) within 0.06 s; the largest 55-140 calls (9.7-28x the median run, 5-6); the runs 18-22% of the requests
+    and 64-71% of the prompt tokens."""
+    arrivals = set_arrivals(15)["contextual-ingest.csv"]
+    times, seconds, _ = shifted("contextual-ingest", arrivals, unseen.set15_trace)
+    check_contextual_ingest(arrivals, times, seconds)
+
+
+def check_ptu_spillover(arrivals: list, times: list[float], seconds: float) -> None:
+    """The shape test_ptu_spillover_... asserts, on any trace."""
+    per_10s = counts(times, 10.0, seconds)
+    long_10s = counts([t for t, a in zip(times, arrivals) if a.prompt_tokens > 2500], 10.0, seconds)
+    assert abs(sum(per_10s[:24]) / 240.0 / unseen.SPILL_OWN - 1.0) < 0.06  # the first 4 minutes: its own traffic
+    assert sum(long_10s[:24]) <= 0.06 * sum(per_10s[:24])  # the conversation trace's few long prompts
+    assert sum(long_10s[-24:]) >= 0.2 * sum(per_10s[-24:])  # the last 4: the app's (~70% above 2,500) spill
+    assert sum(per_10s[-24:]) / 240.0 >= 1.35 * unseen.SPILL_OWN
+    # minutes 10-19: the spill comes and goes from one 10 s to the next, the tips of the app's demand over the capacity
+    minutes = [long_10s[6 * m:6 * m + 6] for m in range(10, 20)]
+    spread = statistics.fmean(dispersion(minute) for minute in minutes if sum(minute))
+    assert spread >= 4.0, spread  # within a minute: Poisson would be 1
+    late = long_10s[60:]
+    assert sum(n <= 3 for n in late) >= 0.12 * len(late) and sum(n >= 15 for n in late) >= 0.25 * len(late)
+
+
+def test_ptu_spillover_brings_the_tips_of_another_apps_demand_once_it_passes_its_provisioned_capacity(set_arrivals):
+    """6 req/s of this deployment's own traffic (the conversation trace's lengths) plus what an app's provisioned
+    deployment spills over: the app's demand climbs from 6 to 15 req/s over the trace, times a Gamma factor per 10 s (CV
+    0.27), with the interactive-chat lengths and max_tokens 1,000; its provisioned deployment's utilisation is a leaky
+    bucket draining 10 of its mean requests a second (43,000 tokens/s), charged prompt + max_tokens and corrected when
+    the reply is done, at 100% at 10 s of its drain; a request arriving then spills here. On seeds 0-15: the first 4
+    minutes at 5.83-6.08 req/s with 2.5-4.5% of the prompts above 2,500 tokens (no spill: the first in minutes 5-12);
+    the last 4 minutes 26-35% of them, at 1.52-1.89x the first 4's rate; in minutes 10-19 the long prompts per 10 s have
+    a dispersion of 6.7-21.3 within a minute (the spill comes and goes: 17-48% of the 10 s with 3 or fewer long prompts,
+    33-60% with 15 or more)."""
+    arrivals = set_arrivals(15)["ptu-spillover.csv"]
+    times, seconds, _ = shifted("ptu-spillover", arrivals, unseen.set15_trace)
+    check_ptu_spillover(arrivals, times, seconds)
+
+
+def restart_bursts(times: list[float], seconds: float, least: int = 30, apart: int = 10) -> list[int]:
+    """The start (s) of each second with `least` or more requests, at least `apart` s after the last."""
+    starts: list[int] = []
+    for i, n in enumerate(counts(times, 1.0, seconds)):
+        if n >= least and (not starts or i - starts[-1] > apart):
+            starts.append(i)
+    return starts
+
+
+def check_crashloop_replays(arrivals: list, times: list[float], seconds: float) -> None:
+    """The shape test_crashloop_replays_... asserts, on any trace."""
+    bursts = restart_bursts(times, seconds)
+    assert len(bursts) >= 6, bursts
+    gaps = [b - a for a, b in zip(bursts, bursts[1:])]
+    growing = [g for g in gaps if g < 280]
+    capped = gaps[len(growing):]
+    assert len(growing) >= 4 and growing[0] <= 40 and capped, gaps  # the back-off doubles to its cap, then stays
+    assert all(b > a for a, b in zip(growing, growing[1:])), gaps
+    assert all(1.4 <= b / a <= 2.2 for a, b in zip(growing[-3:], growing[-2:])), gaps  # doubling, plus ~9 s each
+    assert all(295 <= g <= 330 for g in capped), gaps  # the 5-minute cap, the start-up and the poison's reply
+    replies = [{(a.prompt_tokens, a.max_tokens) for a in arrivals[bisect.bisect_left(times, s):
+                                                                  bisect.bisect_left(times, s + 2.0)]} for s in bursts]
+    assert set.intersection(*replies), "no request in every burst"  # the poison message, replayed each time
+
+    def rate(a: float, b: float) -> float:
+        return (bisect.bisect_left(times, b) - bisect.bisect_left(times, a)) / (b - a)
+    quiet = [(a + 15.0, b) for a, b in zip(bursts, bursts[1:] + [int(seconds)]) if b - a > 20]
+    silent = sum(rate(a, b) * (b - a) for a, b in quiet) / sum(b - a for a, b in quiet)
+    assert abs(silent / unseen.CRASH_BASE - 1.0) < 0.06, silent  # the worker silent between restarts
+    assert abs(rate(0.0, bursts[0] - 60.0) / (unseen.CRASH_BASE + unseen.CRASH_INPUT) - 1.0) < 0.1  # before: at work
+
+
+def test_crashloop_replays_resend_the_same_head_of_the_queue_at_doubling_intervals(set_arrivals):
+    """7 req/s of other traffic (the conversation trace's lengths) plus a queue consumer calling the model for each
+    message (2.5/s) and acknowledging it once the reply is handled; from a poison message published in minutes 2-4 the
+    process dies at that reply, and its broker requeues every unacknowledged message in place, so each restart (after
+    the kubelet's back-off: at once, then 10, 20, 40, 80, 160 and 300 s, plus a lognormal 6 s start-up) gets the same
+    head of the queue, up to its prefetch of 200, sends it at once and dies again. On seeds 0-15 (seconds with 30 or
+    more requests, 10 s apart): 6-8 bursts, 17-37 s apart at first, each gap longer than the last, the last two of those
+    1.49-2.0x the one before (the back-off plus ~9 s: 19, 29, 49, 89, 169 s), then 306-314 s apart (the cap); one
+    request (the poison) in every burst; 6.86-7.20 req/s between the bursts (the worker down) and 8.8-10.0 before the
+    first (at work)."""
+    arrivals = set_arrivals(15)["crashloop-replays.csv"]
+    times, seconds, _ = shifted("crashloop-replays", arrivals, unseen.set15_trace)
+    check_crashloop_replays(arrivals, times, seconds)
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "15"], "--set"),
+    (["--set", "16"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
