@@ -34,8 +34,6 @@ default configuration (one configuration for every workload, never tuned) and fo
 - every-scale-up: every scale-up starts at once, even when recent excursions like the current one
   ended before a replica could land (the previous demand);
 - wait-on-one: a scale-up waits on a single similar excursion (EVIDENCE 1 instead of 2);
-- weighed-evidence: the similar excursions' decayed weights must reach EVIDENCE, not their count
-  (the rule to stop 42, which asked for three recent ones);
 - hold-3-latencies: ready replicas are held while anything in three scale-up latencies needed
   them (the previous release hold) instead of one;
 - no-batch-need: demand without the batch term (replicas whose batches hold the running
@@ -303,24 +301,6 @@ class WaitOnOne(Variant):
     patch = (excursions, "EVIDENCE", 1.0)
 
 
-def _weighed_evidence(lands_too_late):
-    """The previous evidence: the similar excursions' decayed weights, not their count, reach
-    EVIDENCE (weights are at most 1, so this is the counted rule and one more condition)."""
-    def wait(history, now, scale_up_s):
-        if history.start is None:
-            return None
-        age = now - history.start
-        weight = sum(0.5 ** ((now - end) / headroom.HISTORY_HALF_LIFE_S)
-                     for end, lasted, peak in history.ended if peak >= history.excess and lasted > age)
-        return lands_too_late(history, now, scale_up_s) if weight >= excursions.EVIDENCE else None
-    return wait
-
-
-class WeighedEvidence(Variant):
-    name = "ours-weighed-evidence"
-    patch = (excursions, "lands_too_late", _weighed_evidence(excursions.lands_too_late))
-
-
 class Hold3Latencies(Variant):
     name = "ours-hold-3-latencies"
     patch = (decide_module, "RELEASE_HOLD_LATENCIES", 3.0)
@@ -419,7 +399,7 @@ class ShortBurstMemory(Variant):
 
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, BurstSlotsAtTarget, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
-            TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, WeighedEvidence, Hold3Latencies,
+            TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
             PoissonHorizonTrend, UnweighedCapacity)

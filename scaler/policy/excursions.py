@@ -10,11 +10,9 @@ it would land too late:
     share = weight(similar excursions that lasted beyond age + L) / weight(those that lasted beyond age)
 
 where `age` is how long the current excursion has lasted and "similar" means its largest excess
-was at least the current one's. The scale-up waits while share < LAND_SHARE and at least
-EVIDENCE similar excursions are remembered; an excursion larger or longer than any seen recently
-starts capacity at once. In the share, weights halve every HISTORY_HALF_LIFE_S, as the burst
-history's do; the evidence is a count (two decayed weights never reach 2, so a weighed threshold
-asked for three). Pure
+was at least the current one's. The scale-up waits while share < LAND_SHARE and the similar
+excursions weigh at least EVIDENCE; an excursion larger or longer than any seen recently starts
+capacity at once. Weights halve every HISTORY_HALF_LIFE_S, as the burst history's do. Pure
 functions of numbers and a small frozen state.
 """
 
@@ -30,11 +28,10 @@ LAND_SHARE = 0.5
 # One similar excursion is an anecdote: on the steps trace a 20 s rise that the ready replicas
 # carried held back the next, real step for 5 s and cost 2.6 points of attainment (seeds 0-2 at
 # 0.9, development harness; scripts/policy_ablation.py prints it as ours-wait-on-one). With 2,
-# steps and diurnal-chat kept theirs (docs/policy.md, Short excursions). Counted, not weighed
-# (stop 43): weighed, two recent ones summed to 1.6-1.9 and a third was needed.
-EVIDENCE = 2
-# Ended excursions kept: older ones weigh under 1/64 after six half-lives and are forgotten (no
-# longer evidence), and more would only cost memory.
+# steps and diurnal-chat kept theirs (docs/policy.md, Short excursions).
+EVIDENCE = 2.0
+# Ended excursions kept: older ones weigh under 1/64 after six half-lives, and more would only
+# cost memory.
 KEEP = 64
 FORGET_AFTER_S = 6 * HISTORY_HALF_LIFE_S
 
@@ -68,16 +65,14 @@ def lands_too_late(history: Excursions, now: float, scale_up_s: float) -> str | 
         return None
     age = now - history.start
     alive = beyond = 0.0
-    similar = 0
     for end, lasted, peak in history.ended:
         if peak < history.excess or lasted <= age:
             continue
         weight = 0.5 ** ((now - end) / HISTORY_HALF_LIFE_S)
-        similar += 1
         alive += weight
         if lasted > age + scale_up_s:
             beyond += weight
-    if similar < EVIDENCE or beyond >= LAND_SHARE * alive:
+    if alive < EVIDENCE or beyond >= LAND_SHARE * alive:
         return None
     return (f"scale-up waits: of recent excursions of {history.excess:.1f}+ replicas that lasted "
-            f"past {age:.0f}s ({similar}, weight {alive:.1f}), {beyond / alive:.0%} outlasted a {scale_up_s:.0f}s scale-up")
+            f"past {age:.0f}s (weight {alive:.1f}), {beyond / alive:.0%} outlasted a {scale_up_s:.0f}s scale-up")
