@@ -34,6 +34,8 @@ default configuration (one configuration for every workload, never tuned) and fo
 - every-scale-up: every scale-up starts at once, even when recent excursions like the current one
   ended before a replica could land (the previous demand);
 - wait-on-one: a scale-up waits on a single similar excursion (EVIDENCE 1 instead of 2);
+- counted-evidence: two similar excursions are evidence by count, not by their decayed weights
+  summed (tried in stop 43, not in: docs/policy.md);
 - hold-3-latencies: ready replicas are held while anything in three scale-up latencies needed
   them (the previous release hold) instead of one;
 - no-batch-need: demand without the batch term (replicas whose batches hold the running
@@ -301,6 +303,26 @@ class WaitOnOne(Variant):
     patch = (excursions, "EVIDENCE", 1.0)
 
 
+def _counted_evidence(history, now, scale_up_s):
+    """excursions.lands_too_late with the similar excursions counted against EVIDENCE rather than
+    their decayed weights summed (two weights under 1 never reach 2, so the rule asks for three)."""
+    if history.start is None:
+        return None
+    age = now - history.start
+    similar = [(end, lasted) for end, lasted, peak in history.ended if peak >= history.excess and lasted > age]
+    weights = [(0.5 ** ((now - end) / headroom.HISTORY_HALF_LIFE_S), lasted) for end, lasted in similar]
+    alive = sum(w for w, _ in weights)
+    beyond = sum(w for w, lasted in weights if lasted > age + scale_up_s)
+    if len(similar) < excursions.EVIDENCE or beyond >= excursions.LAND_SHARE * alive:
+        return None
+    return f"scale-up waits: {len(similar)} similar excursions, {beyond / alive:.0%} outlasted a {scale_up_s:.0f}s scale-up"
+
+
+class CountedEvidence(Variant):
+    name = "ours-counted-evidence"
+    patch = (excursions, "lands_too_late", _counted_evidence)
+
+
 class Hold3Latencies(Variant):
     name = "ours-hold-3-latencies"
     patch = (decide_module, "RELEASE_HOLD_LATENCIES", 3.0)
@@ -399,7 +421,7 @@ class ShortBurstMemory(Variant):
 
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, BurstSlotsAtTarget, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
-            TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, Hold3Latencies,
+            TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, CountedEvidence, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
             PoissonHorizonTrend, UnweighedCapacity)
