@@ -28,7 +28,9 @@ LAND_SHARE = 0.5
 # One similar excursion is an anecdote: on the steps trace a 20 s rise that the ready replicas
 # carried held back the next, real step for 5 s and cost 2.6 points of attainment (seeds 0-2 at
 # 0.9, development harness; scripts/policy_ablation.py prints it as ours-wait-on-one). With 2,
-# steps and diurnal-chat kept theirs (docs/policy.md, Short excursions).
+# steps and diurnal-chat kept theirs (docs/policy.md, Short excursions). A weight: two recent
+# excursions weigh 1.6-1.9, so in practice it asks for three (counting two instead was tried in
+# stop 43 and reverted: it deferred scale-ups that were needed).
 EVIDENCE = 2.0
 # Ended excursions kept: older ones weigh under 1/64 after six half-lives, and more would only
 # cost memory.
