@@ -308,14 +308,10 @@ def _counted_evidence(history, now, scale_up_s):
     their decayed weights summed (two weights under 1 never reach 2, so the rule asks for three)."""
     if history.start is None:
         return None
-    age = now - history.start
-    similar = [(end, lasted) for end, lasted, peak in history.ended if peak >= history.excess and lasted > age]
-    weights = [(0.5 ** ((now - end) / headroom.HISTORY_HALF_LIFE_S), lasted) for end, lasted in similar]
-    alive = sum(w for w, _ in weights)
-    beyond = sum(w for w, lasted in weights if lasted > age + scale_up_s)
-    if len(similar) < excursions.EVIDENCE or beyond >= excursions.LAND_SHARE * alive:
+    count, alive, beyond = excursions.similar(history, now, scale_up_s)
+    if count < excursions.EVIDENCE or beyond >= excursions.LAND_SHARE * alive:
         return None
-    return f"scale-up waits: {len(similar)} similar excursions, {beyond / alive:.0%} outlasted a {scale_up_s:.0f}s scale-up"
+    return f"scale-up waits: {count} similar excursions, {beyond / alive:.0%} outlasted a {scale_up_s:.0f}s scale-up"
 
 
 class CountedEvidence(Variant):

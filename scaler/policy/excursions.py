@@ -60,21 +60,29 @@ def observe(history: Excursions, now: float, *, need: float, ready: int) -> Excu
     return Excursions(None, 0.0, 0.0, ended)
 
 
+def similar(history: Excursions, now: float, scale_up_s: float) -> tuple[int, float, float]:
+    """The ended excursions like the current one (at least as large, and longer than its age): how
+    many, their weight, and the weight of those that outlasted a replica asked for at this age."""
+    age = now - history.start
+    count, alive, beyond = 0, 0.0, 0.0
+    for end, lasted, peak in history.ended:
+        if peak < history.excess or lasted <= age:
+            continue
+        weight = 0.5 ** ((now - end) / HISTORY_HALF_LIFE_S)
+        count += 1
+        alive += weight
+        if lasted > age + scale_up_s:
+            beyond += weight
+    return count, alive, beyond
+
+
 def lands_too_late(history: Excursions, now: float, scale_up_s: float) -> str | None:
     """Why a scale-up asked for now should wait (None: start it): recent excursions at least as
     large as the current one mostly ended before a replica asked at this age could land."""
     if history.start is None:
         return None
-    age = now - history.start
-    alive = beyond = 0.0
-    for end, lasted, peak in history.ended:
-        if peak < history.excess or lasted <= age:
-            continue
-        weight = 0.5 ** ((now - end) / HISTORY_HALF_LIFE_S)
-        alive += weight
-        if lasted > age + scale_up_s:
-            beyond += weight
+    _, alive, beyond = similar(history, now, scale_up_s)
     if alive < EVIDENCE or beyond >= LAND_SHARE * alive:
         return None
     return (f"scale-up waits: of recent excursions of {history.excess:.1f}+ replicas that lasted "
-            f"past {age:.0f}s (weight {alive:.1f}), {beyond / alive:.0%} outlasted a {scale_up_s:.0f}s scale-up")
+            f"past {now - history.start:.0f}s (weight {alive:.1f}), {beyond / alive:.0%} outlasted a {scale_up_s:.0f}s scale-up")
