@@ -1032,6 +1032,12 @@ def diurnal_rate(t: float) -> float:
 NOISE_CV, NOISE_PERIOD_S = 0.27, 10.0
 
 
+def noise_factors(rng: random.Random, seconds: float) -> list[float]:
+    """A Gamma factor of mean 1 and CV NOISE_CV per NOISE_PERIOD_S of the trace."""
+    k = 1.0 / NOISE_CV ** 2
+    return [rng.gammavariate(k, 1.0 / k) for _ in range(int(seconds // NOISE_PERIOD_S) + 1)]
+
+
 def noisy(rate: Rate, factors: list[float]) -> Rate:
     return lambda t: rate(t) * factors[min(len(factors) - 1, int(t // NOISE_PERIOD_S))]
 
@@ -1099,9 +1105,7 @@ def set2_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
         rate = gamma_api_rate(rng.uniform(0.0, 2.0 * math.pi))
     elif name == "diurnal-chat":
         seconds, lengths, shape = 1800.0, zipf_lengths, 1.0
-        k = 1.0 / NOISE_CV ** 2
-        factors = [rng.gammavariate(k, 1.0 / k) for _ in range(int(seconds // NOISE_PERIOD_S) + 1)]
-        rate = noisy(diurnal_rate, factors)
+        rate = noisy(diurnal_rate, noise_factors(rng, seconds))
     elif name == "flash-crowd":
         seconds, lengths, shape = 1800.0, reasoning_lengths, 1.0
         rate = flash_rate(rng.uniform(360.0, 600.0))
@@ -1933,6 +1937,11 @@ def per_bin_counts(times: Iterable[float], seconds: float, bin_s: float) -> list
     return counts
 
 
+def binned_rate(base: float, counts: list[int], bin_s: float) -> Rate:
+    """A trace's expected rate: `base` plus the realised `counts` per `bin_s`-second bin, each spread over its bin."""
+    return lambda t: base + counts[int(t // bin_s)] / bin_s
+
+
 def research_fanout(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
     """Chat at FANOUT_CHAT plus research queries opened as a Poisson process from FANOUT_WARMUP_S before the trace
     (so it opens mid-process); calls outside the trace are dropped. The rows, and the research calls per minute."""
@@ -1959,7 +1968,7 @@ def set9_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], floa
         return thinking_upgrade(rng, seconds, onset), seconds, lambda t: THINK_RATE
     if name == "research-fanout":
         rows, per_minute = research_fanout(rng, seconds)
-        return rows, seconds, lambda t: FANOUT_CHAT + per_minute[int(t // 60.0)] / 60.0
+        return rows, seconds, binned_rate(FANOUT_CHAT, per_minute, 60.0)
     raise ValueError(f"trace: expected one of {', '.join(SET9)}, got {name!r}")
 
 
@@ -2077,7 +2086,7 @@ def set10_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     seconds = 1200.0
     if name == "viral-growth":
         rows, per_minute = viral_growth(rng, seconds, rng.uniform(60.0, 120.0))
-        return rows, seconds, lambda t: VIRAL_BASE + per_minute[int(t // 60.0)] / 60.0
+        return rows, seconds, binned_rate(VIRAL_BASE, per_minute, 60.0)
     if name == "deadline-rush":
         deadline = rng.uniform(840.0, 960.0)
         rate = deadline_rate(deadline)
@@ -2086,7 +2095,7 @@ def set10_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
         polls = lockstep_polls(rng, seconds, rng.uniform(240.0, 420.0))
         per_10s = per_bin_counts((t for t, _, _ in polls), seconds, 10.0)
         rows = sorted(polls + [(t, *conv_lengths(rng)) for t in poisson_times(rng, POLL_BASE, 0.0, seconds)])
-        return rows, seconds, lambda t: POLL_BASE + per_10s[int(t // 10.0)] / 10.0
+        return rows, seconds, binned_rate(POLL_BASE, per_10s, 10.0)
     raise ValueError(f"trace: expected one of {', '.join(SET10)}, got {name!r}")
 
 
@@ -2239,10 +2248,10 @@ def set11_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
         return aimd_sawtooth(rng, seconds, windows), seconds, aimd_rate(windows)
     if name == "context-creep":
         rows, per_minute = agent_batch(rng, seconds)
-        return rows, seconds, lambda t: CREEP_BASE + per_minute[int(t // 60.0)] / 60.0
+        return rows, seconds, binned_rate(CREEP_BASE, per_minute, 60.0)
     if name == "eval-suite":
         rows, _, per_10s = eval_suite(rng, seconds)
-        return rows, seconds, lambda t: EVAL_BASE + per_10s[int(t // 10.0)] / 10.0
+        return rows, seconds, binned_rate(EVAL_BASE, per_10s, 10.0)
     raise ValueError(f"trace: expected one of {', '.join(SET11)}, got {name!r}")
 
 
@@ -2382,7 +2391,7 @@ def set12_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
         return runaway_outputs(rng, seconds, runaway_share(*runaway_incident(rng))), seconds, lambda t: RUNAWAY_RATE
     if name == "call-surge":
         rows, _, per_10s = call_surge(rng, seconds, call_rate(*call_outage(rng)))
-        return rows, seconds, lambda t: per_10s[int(t // 10.0)] / 10.0
+        return rows, seconds, binned_rate(0.0, per_10s, 10.0)
     raise ValueError(f"trace: expected one of {', '.join(SET12)}, got {name!r}")
 
 
@@ -2551,13 +2560,13 @@ def set13_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     seconds = 1200.0
     if name == "meeting-turnover":
         rows, per_10s = meeting_turnover(rng, seconds, rng.uniform(*MEET_BOUNDARY_S))
-        return rows, seconds, lambda t: per_10s[int(t // 10.0)] / 10.0
+        return rows, seconds, binned_rate(0.0, per_10s, 10.0)
     if name == "benchmark-sweep":
         rows, rate = benchmark_sweep(rng, seconds, rng.uniform(*SWEEP_START_S))
         return rows, seconds, rate
     if name == "rl-rollouts":
         rows, per_10s = rl_rollouts(rng, seconds)
-        return rows, seconds, lambda t: ROLLOUT_BASE + per_10s[int(t // 10.0)] / 10.0
+        return rows, seconds, binned_rate(ROLLOUT_BASE, per_10s, 10.0)
     raise ValueError(f"trace: expected one of {', '.join(SET13)}, got {name!r}")
 
 
@@ -2710,13 +2719,13 @@ def set14_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     seconds = 1200.0
     if name == "gateway-fallback":
         rows, per_10s = gateway_fallback(rng, seconds, *fallback_incident(rng))
-        return rows, seconds, lambda t: FALLBACK_OWN + per_10s[int(t // 10.0)] / 10.0
+        return rows, seconds, binned_rate(FALLBACK_OWN, per_10s, 10.0)
     if name == "tool-bloat":
         return tool_bloat(rng, seconds, *tools_release(rng)), seconds, lambda t: TOOLS_RATE
     if name == "waiting-room":
         times = waiting_room(rng, seconds, room_demand(rng.uniform(*ROOM_ONSET_S)))
         per_10s = per_bin_counts(times, seconds, 10.0)
-        return [(t, *conv_lengths(rng)) for t in times], seconds, lambda t: per_10s[int(t // 10.0)] / 10.0
+        return [(t, *conv_lengths(rng)) for t in times], seconds, binned_rate(0.0, per_10s, 10.0)
     raise ValueError(f"trace: expected one of {', '.join(SET14)}, got {name!r}")
 
 
@@ -2804,8 +2813,7 @@ def ptu_spillover(rng: random.Random, seconds: float) -> tuple[list[tuple[float,
     requests an app's provisioned deployment spills over to it. The app's demand climbs linearly (spill_demand) and is
     multiplied, per NOISE_PERIOD_S, by a Gamma factor of mean 1 and CV NOISE_CV (as diurnal-chat's). The rows, and the
     spilled requests per 10 s."""
-    k = 1.0 / NOISE_CV ** 2
-    factors = [rng.gammavariate(k, 1.0 / k) for _ in range(int(seconds // NOISE_PERIOD_S) + 1)]
+    factors = noise_factors(rng, seconds)
     demand = renewal(rng, noisy(lambda t: spill_demand(t, seconds), factors), seconds, 1.0)  # Poisson at the demand
     spilled = spilled_requests(rng, demand)
     rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, SPILL_OWN, 0.0, seconds)]
@@ -2821,23 +2829,21 @@ CRASH_SEND_S = 0.2  # a window's deliveries all go out within this
 CRASH_PROMPT, CRASH_OUTPUT = (1500.0, 0.5), (150.0, 0.4)  # lognormal (median, sigma): a message's prompt; its reply
 
 
-def crash_loop(rng: random.Random, seconds: float, poison: float) -> tuple[list[tuple[float, int, int]], list[float]]:
+def crash_loop(rng: random.Random, seconds: float, poison: float) -> list[tuple[float, int, int]]:
     """A queue consumer that calls the model for each message, acknowledging it once the reply is handled: messages
     arrive Poisson at CRASH_INPUT, and at `poison` one whose reply the handler cannot parse, so the process dies when
     that reply returns. The broker requeues every unacknowledged message at its place in the queue, so each restart
     (after the kubelet's back-off, CRASH_BACKOFF_S, and the start-up, CRASH_START_S) gets the same head of the queue,
     poison included, up to CRASH_PREFETCH messages at once, and sends them again: the same requests, replayed. A reply
-    that returns before the poison's is acknowledged, and its slot takes the next message. The worker's calls, and the
-    times it starts consuming (the first at 0)."""
+    that returns before the poison's is acknowledged, and its slot takes the next message. The worker's calls."""
     arrivals = poisson_times(rng, CRASH_INPUT, 0.0, seconds) + [poison]
     arrivals.sort()
     messages = [(t, clamp(lognormal_draw(rng, CRASH_PROMPT), PROMPT_MAX),
                  clamp(lognormal_draw(rng, CRASH_OUTPUT), OUTPUT_MAX)) for t in arrivals]
     bad = arrivals.index(poison)
     pending: list[int] = []  # unacknowledged messages (indices, so in queue order)
-    rows, starts, arrived, connect, restarts = [], [], 0, 0.0, 0
+    rows, arrived, connect, restarts = [], 0, 0.0, 0
     while connect < seconds:
-        starts.append(connect)
         while arrived < len(messages) and messages[arrived][0] <= connect:
             pending.append(arrived)
             arrived += 1
@@ -2875,13 +2881,13 @@ def crash_loop(rng: random.Random, seconds: float, poison: float) -> tuple[list[
         connect = (crashed + CRASH_BACKOFF_S[min(restarts, len(CRASH_BACKOFF_S) - 1)]
                    + lognormal_draw(rng, CRASH_START_S))
         restarts += 1
-    return [row for row in rows if row[0] < seconds], starts
+    return [row for row in rows if row[0] < seconds]
 
 
 def crashloop_replays(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
     """Other traffic Poisson at CRASH_BASE with the conversation trace's lengths, plus the crash-looping worker's calls
     (the poison published at a uniform time in CRASH_POISON_S). The rows, and the worker's calls per 10 s."""
-    worker, _ = crash_loop(rng, seconds, rng.uniform(*CRASH_POISON_S))
+    worker = crash_loop(rng, seconds, rng.uniform(*CRASH_POISON_S))
     rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, CRASH_BASE, 0.0, seconds)]
     return sorted(rows + worker), per_bin_counts((t for t, _, _ in worker), seconds, 10.0)
 
@@ -2897,13 +2903,13 @@ def set15_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     seconds = 1200.0
     if name == "contextual-ingest":
         rows, per_10s = contextual_ingest(rng, seconds)
-        return rows, seconds, lambda t: INGEST_CHAT + per_10s[int(t // 10.0)] / 10.0
+        return rows, seconds, binned_rate(INGEST_CHAT, per_10s, 10.0)
     if name == "ptu-spillover":
         rows, per_10s = ptu_spillover(rng, seconds)
-        return rows, seconds, lambda t: SPILL_OWN + per_10s[int(t // 10.0)] / 10.0
+        return rows, seconds, binned_rate(SPILL_OWN, per_10s, 10.0)
     if name == "crashloop-replays":
         rows, per_10s = crashloop_replays(rng, seconds)
-        return rows, seconds, lambda t: CRASH_BASE + per_10s[int(t // 10.0)] / 10.0
+        return rows, seconds, binned_rate(CRASH_BASE, per_10s, 10.0)
     raise ValueError(f"trace: expected one of {', '.join(SET15)}, got {name!r}")
 
 
