@@ -13,6 +13,10 @@ SLO and those that met it but missed the TPOT SLO; and ours' decisions in the wi
 replicas (min-max), the most starting, the need (min-max), the largest demand, the burst window that
 set the need (0: none), the most deferred, the prompt-token burst's replicas, and the states (G, Y, R).
 
+Then the evaluation window's replica-seconds (the bench's GPU-seconds) and how many of them were
+spent on replicas still starting (asked for, not yet ready: cancelled ones and the start of those
+that became ready).
+
 With --requests FROM TO, the requests that arrived in [FROM, TO) and finished: how many met the TPOT
 SLO and how many missed it, with the median output tokens, prompt tokens and TPOT of each.
 """
@@ -31,7 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from one_run import DecisionLog, add_run_arguments, build_run, check_run_arguments  # noqa: E402
 from policy_ablation import VARIANTS  # noqa: E402
 from scaler.sim.policies.slo_scaler import SloScaler  # noqa: E402
+from scaler.sim.metrics import gpu_seconds  # noqa: E402
 from scaler.sim.simulation import simulate  # noqa: E402
+from scaler.sim.sweep import window_bounds  # noqa: E402
 
 
 POLICIES = {SloScaler.name: SloScaler, **{variant.name: variant for variant in VARIANTS}}
@@ -39,6 +45,12 @@ POLICIES = {SloScaler.name: SloScaler, **{variant.name: variant for variant in V
 
 def _span(values, fmt: str = "{:.1f}") -> str:
     return f"{fmt.format(min(values))}-{fmt.format(max(values))}"
+
+
+def starting_seconds(samples, start: float, end: float) -> float:
+    """Replica-seconds of replicas still starting in [start, end), from the run's control-tick samples
+    (time, queued, running, ready, starting, desired), each held until the next."""
+    return sum(now[4] * max(0.0, min(after[0], end) - max(now[0], start)) for now, after in zip(samples, samples[1:]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
 
     setup, workload, ctx = build_run(args)
     policy = type("Logged", (DecisionLog, POLICIES[args.variant]), {})(ctx, args.knob)
-    requests = simulate(workload, policy, setup).requests
+    record = simulate(workload, policy, setup)
+    requests = record.requests
     ttft_slo, tpot_slo = setup.ttft_slo_s, setup.tpot_slo_s
     print(f"{workload.name}, {args.variant}, seed {args.seed}, targetUtilization {policy.knob_value:g}, minReplicas "
           f"{policy.min_replicas}; capacity {ctx.calibration.capacity_rps:.2f} req/s, safe concurrency "
@@ -87,6 +100,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{_span([d.need for d in ds]):>10} {max(d.demand for d in ds):6.1f} "
               f"{max(d.burst_window_s for d in ds):7.0f} {max(d.deferred for d in ds):5.1f} "
               f"{max(d.prefill_burst for d in ds):7.1f} {states}")
+
+    start, end = window_bounds(workload, setup)["eval"]
+    held = gpu_seconds(record, start, end)
+    starting = starting_seconds(record.samples, start, end)
+    print(f"evaluation window [{start:.0f}, {end:.0f}) s: {held:,.0f} replica-seconds, {starting:,.0f} of them "
+          f"({starting / held if held else 0.0:.1%}) in replicas still starting")
 
     if args.requests is not None:
         low, high = args.requests

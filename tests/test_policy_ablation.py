@@ -4,6 +4,8 @@ policy core as it found it (variants patch module attributes only while they dec
 from __future__ import annotations
 
 import importlib.util
+import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -64,6 +66,13 @@ def test_decision_timeline_counts_every_request_once_and_runs_the_ablation_varia
     rows = [line.split() for line in lines[2:] if "|" in line]
     assert sum(int(row[1]) for row in rows) == sent  # every request in one window
     assert [float(row[0]) for row in rows] == sorted(float(row[0]) for row in rows)
+    # The evaluation window's replica-seconds are the bench's GPU-seconds for the same run; the
+    # starting ones a part of them.
+    window = next(line for line in lines if line.startswith("evaluation window"))
+    held, starting = (float(n.replace(",", "")) for n in re.findall(r"([\d,]+) (?:replica-seconds|of them)", window))
+    setup = replace(Setup(), seed=0)
+    bench = run_point(trace_file(trace, setup, 0), "ours-floor-one", None, setup, seed=0).windows["eval"]
+    assert held == round(bench.gpu_seconds) and 0 < starting < held, window
     finished = int(next(line for line in lines if line.startswith("requests that arrived")).rsplit(" ", 1)[1])
     met, missed = (int(line.split(":")[1].split(",")[0]) for line in lines if line.startswith(("  met", "  missed")))
     assert met + missed == finished > 0
