@@ -2,7 +2,7 @@
 """The bench's headline over many runs: per workload, ours at its tuned point against the cheapest
 other tuned policy that holds the target, with a verdict, and the counts per verdict.
 
-    python scripts/scoreboard.py OUT_DIR [OUT_DIR ...] [--target 0.99] [--frontier]
+    python scripts/scoreboard.py OUT_DIR [OUT_DIR ...] [--target 0.99] [--frontier] [--tuned-values]
 
 Each OUT_DIR is a `slo-scaler bench --sweep` output (its results.json); a workload scored in more
 than one is taken from the last one given. Verdicts, from the ratio r = the cheapest other's
@@ -94,6 +94,19 @@ def frontier(rows: list[dict], target: float) -> tuple[dict | None, dict | None]
             _cheapest([r for r in sweep if r["policy"] not in NOT_OTHERS], target))
 
 
+def tuned_values(by_workload: dict[str, list[dict]], target: float) -> dict[str, dict[float, list[int]]]:
+    """Per swept policy, per knob value: on how many workloads the protocol tuned it there, and on how
+    many of those it holds on the evaluation window (static, sized by its search, left out)."""
+    counts: dict[str, dict[float, list[int]]] = {}
+    for rows in by_workload.values():
+        for r in rows:
+            if r["point"] == "tuned" and r["window"] == "eval" and r["policy"] not in ("static", "static-peak"):
+                tally = counts.setdefault(r["policy"], {}).setdefault(r["knob_value"], [0, 0])
+                tally[0] += 1
+                tally[1] += _holds(r, target)
+    return counts
+
+
 def _point(row: dict | None, with_policy: bool = False) -> str:
     if row is None:
         return "-"
@@ -106,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("dirs", nargs="+", type=Path, help="`slo-scaler bench --sweep` output directories")
     parser.add_argument("--target", type=float, default=0.99, help="attainment to hold on the evaluation window")
     parser.add_argument("--frontier", action="store_true", help="also compare the evaluation window's frontiers")
+    parser.add_argument("--tuned-values", action="store_true",
+                        help="also count, per policy, the knob values the protocol tuned to and how many of them hold")
     args = parser.parse_args(argv)
     if not 0 < args.target <= 1:
         parser.error(f"--target: expected a share in (0, 1], got {args.target:g}")
@@ -126,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
             ratio = f"{other['gpu_seconds'] / ours['gpu_seconds']:.2f}x" if ours and other else "-"
             print(f"{'  frontier':18s} {_point(ours):28s} {_point(other, True):40s} {ratio:>6s}")
     print(f"{len(by_workload)} workloads: " + ", ".join(f"{v} {counts[v]}" for v in VERDICTS))
+    if args.tuned_values:
+        for policy, values in sorted(tuned_values(by_workload, args.target).items()):
+            print(f"{policy} tuned to: " + ", ".join(f"{value:g} on {n} ({held} hold)"
+                                                     for value, (n, held) in sorted(values.items())))
     return 0
 
 

@@ -69,3 +69,13 @@ def test_the_frontier_takes_each_side_s_cheapest_sweep_point_that_holds_on_the_e
             row("w", "static", 0.5, 100.0, point="sweep", knob=2), row("w", "clairvoyant", 1.0, 10.0, point="sweep")]
     ours, other = scoreboard.frontier(rows, 0.99)
     assert (ours["knob_value"], other["policy"], other["knob_value"]) == (0.7, "static", 3)
+
+
+def test_tuned_values_count_where_each_policy_was_tuned_and_how_often_it_holds_there(tmp_path, capsys):
+    rows = workload("a", (1.0, 100.0), [("knative-kpa", 1.0, 90.0)]) + workload("b", (0.98, 100.0), [])
+    rows += [row("b", "knative-kpa", 0.97, 90.0, knob=2.0), row("b", "knative-kpa", 1.0, 95.0, point="sweep")]
+    counts = scoreboard.tuned_values(scoreboard.load([write(tmp_path / "run", rows)]), 0.99)
+    assert counts["knative-kpa"] == {1.0: [1, 1], 2.0: [1, 0]}  # sweep rows are not tuned values
+    assert counts["slo-scaler"] == {1.0: [2, 1]} and "static" not in counts
+    assert scoreboard.main([str(tmp_path / "run"), "--tuned-values"]) == 0
+    assert "knative-kpa tuned to: 1 on 1 (1 hold), 2 on 1 (0 hold)" in capsys.readouterr().out
