@@ -56,7 +56,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - no-slow-tokens: without the slow-token term (the share of finished requests over the TPOT SLO
   asks for no replicas);
 - unweighed-capacity: the configured capacity taken as the live mix's whatever its prompts (no
-  weighing by capacityPromptTokens; the sustained need to stop 41).
+  weighing by capacityPromptTokens; the sustained need to stop 41);
+- no-rate-noise: the sustained need at the saturated throughput without the forecast's Poisson
+  noise over the scale-up horizon (RATE_NOISE_Z 0; the need to stop 43).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.
@@ -409,6 +411,12 @@ class UnweighedCapacity(Variant):
     patch = (decide_module, "_prompt_weight", lambda config, est, bursts, prompt_bursts: 1.0)
 
 
+class NoRateNoise(Variant):
+    """Without room for the forecast's noise at the saturated throughput (to stop 43)."""
+    name = "ours-no-rate-noise"
+    patch = (decide_module, "RATE_NOISE_Z", 0.0)
+
+
 class ShortBurstMemory(Variant):
     """Bursts forgotten with a 5-minute half-life instead of 20 minutes."""
     name = "ours-short-burst-memory"
@@ -420,7 +428,7 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, CountedEvidence, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
-            PoissonHorizonTrend, UnweighedCapacity)
+            PoissonHorizonTrend, UnweighedCapacity, NoRateNoise)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

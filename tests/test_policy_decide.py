@@ -227,6 +227,32 @@ def test_a_slow_rise_from_a_low_rate_is_forecast_over_the_scale_up_horizon():
     assert not any("arrivals rising" in note for note in before.notes)
 
 
+def test_near_the_saturated_throughput_the_need_keeps_room_for_the_rate_noise_over_a_scale_up():
+    from scaler.policy import headroom
+    from scaler.policy.decide import RATE_NOISE_Z
+
+    # 9.6/s, smoothly, for three minutes on replicas of 5/s with L = 60 s. At targetUtilization 1
+    # the mean rate needs 1.92 replicas, and two would run saturated whenever the count runs above
+    # its mean; its Poisson noise over the horizon is sqrt(9.6 x 60) / 60 = 0.4/s, so the need is
+    # (9.6 + 2 x 0.4) / 5 = 2.08: a third replica. At 0.8 the utilisation's own margin is larger
+    # (9.6 / 4 = 2.4) and the noise changes nothing.
+    noise = RATE_NOISE_Z * math.sqrt(9.6 * 60) / 60
+    for utilization, want in ((1.0, (9.6 + noise) / 5.0), (0.8, 9.6 / 4.0)):
+        scenario, total = Scenario(PolicyConfig(**{**BASE.__dict__, "target_utilization": utilization})), 0.0
+        for _ in range(180):
+            total += 9.6
+            decision = scenario.tick(waiting=0, running=8, ready=2, completions_per_s=9.6, arrivals_total=total)
+        assert decision.arrival_forecast_rps == pytest.approx(9.6)
+        assert decision.need == pytest.approx(want, rel=1e-6), utilization
+    assert math.ceil((9.6 + noise) / 5.0) == 3 and math.ceil(9.6 / 5.0) == 2
+    # Until the history reaches back one scale-up latency, no noise is counted.
+    short = headroom.BurstHistory()
+    for t in range(30):
+        short = headroom.observe(short, float(t), 9.6 * t, 0.0, 60.0)
+    assert headroom.rate_noise(short, 29.0, 60.0) == 0.0
+    assert headroom.rate_noise(short, 29.0, 20.0) == pytest.approx(math.sqrt(9.6 * 20) / 20)
+
+
 def test_the_horizon_trend_ignores_noise_falls_and_a_history_shorter_than_the_horizon():
     from scaler.policy import headroom
 

@@ -43,6 +43,13 @@ TPOT_TARGET_SHARE = 0.7
 # bursts come: standard-burst, tenant-mix, outage-retry, batch-backfill; diurnal-chat 3%.
 # scripts/policy_ablation.py prints that share as ours-burst-slots-at-target.)
 BURST_SLOT_SHARE = 1.0
+# The sustained need carries the rate at least this many standard deviations of its Poisson noise
+# over the scale-up horizon above the forecast at the saturated throughput, whatever the target
+# utilisation: near 1 a fleet sized on the mean rate runs saturated half the time, and a rise that
+# needs a replica asks for it only once the fleet is already short (morning-ramp at 1.0, seed 0:
+# the need at 2.8-3.2 with 3 ready for two minutes, and 97 TTFT misses before the fourth landed).
+# Its share of the need falls as the rate grows, as square-root staffing's does.
+RATE_NOISE_Z = 2.0
 
 
 class State(str, Enum):
@@ -274,7 +281,8 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, bursts: headroom
     """Replica-equivalents the SLO needs once capacity asked for now is ready: the sustained rate
     at the target utilisation of a replica's capacity for the live prompts (`weight`, from
     `_prompt_weight`; the `forecast` one scale-up latency ahead, with the queue spread over the
-    horizon), the replicas that keep the time per output token within its SLO (measured, or
+    horizon; and at the saturated capacity, the forecast plus RATE_NOISE_Z standard deviations of
+    its Poisson noise over the horizon), the replicas that keep the time per output token within its SLO (measured, or
     read from how full the batches are, or from the share of requests that missed it: `slow_need`), or the largest
     recent burst the ready replicas must absorb (in requests, or in prompt tokens their prefill
     must clear), whichever is more. Returns (need, seen, burst window, prefill burst): `seen` is
@@ -291,7 +299,10 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, bursts: headroom
         return need, need, 0.0, 0.0
     backlog_rps = est.waiting / max(config.backlog_drain_ratio * budget, est.scale_up_s)
     per_replica = capacity * config.target_utilization / weight
-    sustained = (forecast + backlog_rps) / per_replica
+    # At the saturated throughput the forecast's noise over the horizon must fit too.
+    noise = RATE_NOISE_Z * headroom.rate_noise(bursts, est.time, est.scale_up_s)
+    saturated = capacity / weight
+    sustained = max((forecast + backlog_rps) / per_replica, (forecast + noise + backlog_rps) / saturated)
     burst, window = headroom.burst_replicas(bursts, running=est.running, capacity_rps=capacity, slots=est.slots,
                                             slot_share=BURST_SLOT_SHARE, target_utilization=config.target_utilization)
     # A burst's prompt tokens may take the same share of the prefill's throughput as its requests
@@ -302,7 +313,7 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, bursts: headroom
     if prefill > burst:
         burst, window = prefill, prefill_window
     decode = max(_tpot_replicas(config, est), _batch_replicas(config, est), slow_need)
-    seen = max((lam + backlog_rps) / per_replica, burst, decode)
+    seen = max((lam + backlog_rps) / per_replica, (lam + noise + backlog_rps) / saturated, burst, decode)
     if burst > max(sustained, decode):
         return burst, seen, window, prefill
     return max(sustained, decode), seen, 0.0, prefill
