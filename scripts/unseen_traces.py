@@ -906,9 +906,94 @@ a step at a clock time, as in steps and region-failover). Nothing here is cited 
   and outage-retry and breaker-dips send a backlog back once, here the same requests come back at doubling intervals, in
   bursts that grow to the prefetch's size, and the worker's own traffic is gone between them.
 
+Set 16 (`--set 16`): three more shapes, 20 minutes each, chosen from the documentation and source of the tools a
+platform puts around a model (Kubernetes, KEDA, nginx, openai-python, vLLM) and published descriptions of mixed serving,
+without running any policy on them or reading any policy's result (nor any results file); the set is held out, designed
+blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session, through a search of stored copies: the
+pages and files cited below, in excerpts or whole as said; also seen and not used: the Gateway API Inference
+Extension's criticality levels (a gateway that queues or sheds less critical requests once the servers saturate: what
+reaches the model then depends on the servers' state, which a trace fixed in advance cannot know). Nothing here is
+cited from memory.
+
+- `consumer-scaleout.csv` (~9.2 requests/s; 8.51-9.66 on seeds 0-15): a queue consumer that calls the model for each
+  message, its pods scaled by KEDA on the queue's length, meets three exports dropped on its queue: the first and the
+  third find it at its minimum and climb the HPA's default staircase, doubling every 15 s, the second finds its pods
+  still up and comes at once. KEDA feeds the HPA a target per replica: "if one pod can handle 10 messages, set the queue
+  length target to 10. If the actual number of messages in the queue is 30, the scaler scales to 3 pods", 20 by default
+  (keda.sh, RabbitMQ scaler, v2.0 docs, read in an excerpt); its cooldownPeriod "only applies when scaling to 0; scaling
+  from 1 to N replicas is handled by the Kubernetes Horizontal Pod Autoscaler" (github.com/kedacore/keda-docs
+  content/docs/2.15/reference/scaledobject-spec.md, read whole). The HPA's defaults (github.com/kubernetes/kubernetes
+  pkg/apis/autoscaling/v2/defaults.go, read whole): up, the larger of 4 pods or 100% every 15 s, without stabilization;
+  down, 100% every 15 s once the stabilization window allows, 300 s by default, "the highest recommendation for the last
+  300sec is used" (its API reference, in copies at docs.rs and metacpan.org, read in excerpts); it syncs every 15 s
+  (Huawei Cloud CCE's parameter page and kubemastery.com, read in excerpts). Here: other traffic Poisson at 4
+  requests/s with the conversation trace's lengths; messages trickle in, Poisson at 0.4/s; 2-64 consumer pods, each
+  with one model call at a time (its reply a lognormal 3 s, sigma 0.4), a new pod taking its first message a lognormal
+  20 s (sigma 0.3) after the HPA adds it; the HPA syncs every 15 s at a seeded phase and wants ceil(queue / 20) pods;
+  exports of 1,500-2,200 messages (uniform) land at a uniform time in minutes 1.5-3, then 60-150 s after the first is
+  drained (within the window), then 330-360 s after the second is (past it); a message's prompt lognormal, median 1,800
+  tokens (sigma 0.5), its reply median 250 (sigma 0.5); all ours but KEDA's and the HPA's figures. So 2 pods become 6,
+  12, 24, 48 and 64 at successive syncs, and 64 send 19.7 requests/s (23.7 with the other traffic). On seeds 0-15: 4.08-
+  4.62 requests/s before the first export; a cold export reaches 80% of the 23.7 in 71-90 s, its first 15 s at most
+  1.5x the rate before, the 15 s before it reaches 80% holding at least 5.3x the excess (over 4.4) of the 15 s 45 s
+  earlier (x8 at a doubling every 15 s); the warm one reaches it within its first 5 s; while draining, 10 s at
+  0.86-1.13x the 23.7 (the busiest 24.6-26.9 requests/s); an export drained 74-183 s after it lands, the rate back to
+  the trickle within 10 s; the consumer's calls 54-59% of the requests. Where batch-backfill paces a block at a fixed
+  rate, benchmark-sweep climbs an even staircase and aimd-sawtooth a fixed step a minute, here the same export meets a
+  doubling staircase when the pods are gone and a wall when they are still up: the rate follows the consumer's own
+  autoscaler, and falls at once when its queue is empty.
+- `valley-fill.csv` (~9.6 requests/s; 9.06-10.43 on seeds 0-15): an offline batch job run on replicas a platform keeps
+  anyway, filling what the interactive traffic leaves of them: the work per second holds while the requests rise and
+  fall with the interactive load, until that load alone passes the floor. Production LLM serving mixes latency-sensitive
+  tasks with insensitive ones (report writing), and siloing them leaves accelerators under-used (SageServe, Jaiswal et
+  al., arXiv 2502.14617, read in its abstract); one fleet can run both "through priority queues and idle-capacity
+  reuse" (scalablebook.apartsin.com, section 23.3, read in an excerpt); delay-tolerant work run beside delay-sensitive
+  work raises a system's effective utilization, web systems' "between 10 and 50%" (Carlsson and Arlitt, "Towards More
+  Effective Utilization of Computer Systems", read in an excerpt); Runway lends its production inference GPUs to
+  research in the daily trough, "less than half the peak" (runwayml.com, "Borrowing the Night", read in an excerpt).
+  Here: interactive traffic at 3 requests/s rising to a seeded peak of 15-18 at a seeded time in minutes 9-11 and back,
+  a raised cosine over 6 minutes each way, times diurnal-chat's Gamma factor per 10 s (CV 0.27, from the conversation
+  trace), with the conversation trace's lengths (1,366 tokens a request on average); a batch driver that every 15 s (at
+  a seeded phase) reads the interactive tokens (prompt and output) of the last minute and sends, Poisson until its next
+  read, what fills a floor of 16,000 tokens/s at 2,924 tokens a request (prompts lognormal, median 2,400, sigma 0.35;
+  outputs median 350, sigma 0.35), nothing once the interactive load alone passes it (all ours). The floor is 11.7
+  interactive requests/s; reading a minute's average every 15 s, the driver gives way ~37 s late, so the work overshoots
+  on the rise and undershoots on the fall. On seeds 0-15, solving each minute's requests and tokens for the two kinds'
+  counts (by their mean tokens a request): where the interactive load leaves room, the batch tokens fall by 0.91-1.08
+  for each interactive token of the half-minute before (correlation -0.93 to -0.99) while that load moves 3.1-4.9x, the
+  work there at 0.69-1.26x the floor (0.97 on average); where the interactive load passes it, the batch at most 0.13 of
+  the floor; 5.5-8.6 requests/s in the quiet minutes, 14.8-23.8 in the busiest. Where tenant-shift changes the work at a
+  flat request rate and ptu-spillover sends another app's demand beyond a capacity, here a job takes the shortfall under
+  one: the work holds while the requests move, heavy batch requests giving way to light interactive ones, half a minute
+  late.
+- `timeout-retries.csv` (~8.8 requests/s; 8.56-9.01 on seeds 0-15): a route moved behind an ingress with nginx's default
+  read timeout: every non-streaming report that needs more than a minute is cut at 60 s and sent again, twice, each
+  attempt cut again, until a fix raises the timeout. nginx's proxy_read_timeout defaults to 60 s, "set only between two
+  successive read operations, not for the transmission of the whole response. If the proxied server does not transmit
+  anything within this time, the connection is closed" (its ngx_http_proxy_module docs, as quoted at cnblogs.com/zno2,
+  read in an excerpt), the client getting a 504; ingress-nginx sets it per Ingress with its proxy-read-timeout
+  annotation (netkiller.github.io, read in an excerpt). openai-python retries a request twice by default, on 408, 409,
+  429 or any status of 500 or more, after min(0.5 x 2^n, 8) s times a jitter of 1 - 0.25 x random()
+  (github.com/openai/openai-python src/openai/_constants.py, read whole, and _base_client.py, read in part). vLLM
+  cancels a route handler whose client disconnects (with_cancellation, vllm/entrypoints/utils.py, read in an excerpt),
+  its engine request aborted with it (a maintainer's review in vllm-project/vllm pull request 32442). Here: other
+  traffic Poisson at 6 requests/s with the conversation trace's lengths; a report client, Poisson at 2 requests/s,
+  non-streaming, its prompts lognormal, median 3,000 tokens (sigma 0.5), its outputs median 1,800 (sigma 0.5, within
+  the 4,096-token cap); an attempt's first token after a lognormal 0.8 s (sigma 0.3), then a lognormal 30 tokens/s
+  (sigma 0.1), drawn anew each attempt; from a seeded move in minutes 3-6 until a fix a seeded 7-10 minutes later, an
+  attempt that needs more than 60 s is closed at 60 s having decoded what it could (~1,780 tokens) and is sent again
+  60.375-61 s after it was (all ours but the 60 s, the two retries and their back-off). 51% of the reports need more
+  than 60 s: 4% then succeed at the second attempt and 47% make three. On seeds 0-15: 732-1,152 pairs of requests with
+  one prompt 60.35-60.52 s or 60.74-61.02 s apart, the first cut to 1,000-2,700 tokens, all but 0-3 of them first sent
+  between the move and the fix (their middle 98% spanning 403-571 s), 44-46% of them at the second lag; in that span
+  0-0.1% of the requests above 2,700 output tokens, outside it 4.7-5.9%; the requests at 1.18-1.31x and the tokens at
+  1.39-1.52x those before the move. Where outage-retry sends lost requests back once in a wave and crashloop-replays
+  replays a queue's head at doubling intervals, here only the long requests come back, each a fixed minute after
+  itself, twice, and every attempt's decode is cut at what 60 s allows.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -2913,11 +2998,234 @@ def set15_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     raise ValueError(f"trace: expected one of {', '.join(SET15)}, got {name!r}")
 
 
+# ---- set 16 ---------------------------------------------------------------------------------------
+
+SCALE_OTHER, SCALE_INFLOW = 4.0, 0.4  # req/s of other traffic; messages/s into the consumers' queue between exports
+SCALE_EXPORT = (1500, 2200)  # uniform: the messages an upstream export puts on the queue at once
+SCALE_FIRST_S = (90.0, 180.0)  # uniform: when the first export lands
+# Uniform: from one export drained to the next (the second export); past the scale-down window (the third)
+SCALE_WARM_S, SCALE_COLD_S = (60.0, 150.0), (30.0, 60.0)
+SCALE_TARGET, SCALE_MIN, SCALE_MAX = 20, 2, 64  # KEDA's queue length a replica (its 2.0 default); min and max replicas
+SCALE_SYNC_S, SCALE_UP = 15.0, (4, 2)  # the HPA's sync period; its default scale-up: +4 pods or x2 a period, the larger
+SCALE_DOWN_WINDOW_S = 300.0  # the HPA's default scale-down stabilization window
+SCALE_WORKERS = 1  # model calls a consumer pod has in flight: one message at a time
+SCALE_START_S, SCALE_REPLY_S = (20.0, 0.3), (3.0, 0.4)  # lognormal (median, sigma): a new pod's start-up; a reply
+SCALE_PROMPT, SCALE_OUTPUT = (1800.0, 0.5), (250.0, 0.5)  # lognormal (median, sigma): a message's prompt; its reply
+
+
+def hpa_replicas(replicas: int, queued: int, at: float, recommendations: collections.deque) -> int:
+    """One sync of a KEDA-made HPA on a queue-length trigger: it wants ceil(queued / SCALE_TARGET) replicas within
+    SCALE_MIN-SCALE_MAX; up, it goes there at most by the larger of +SCALE_UP[0] pods or xSCALE_UP[1]; down, only to the
+    highest recommendation of the last SCALE_DOWN_WINDOW_S (kept in `recommendations`, (time, replicas) pairs)."""
+    desired = min(SCALE_MAX, max(SCALE_MIN, math.ceil(queued / SCALE_TARGET)))
+    recommendations.append((at, desired))
+    while recommendations[0][0] < at - SCALE_DOWN_WINDOW_S:
+        recommendations.popleft()
+    if desired > replicas:
+        return min(desired, max(replicas + SCALE_UP[0], replicas * SCALE_UP[1]))
+    return min(replicas, max(wanted for _, wanted in recommendations))
+
+
+def consumer_scaleout(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[float],
+                                                                    list[tuple[float, int]]]:
+    """A queue consumer that calls the model for each message, SCALE_WORKERS calls in flight a pod, its pods scaled by
+    KEDA and the HPA on the queue's length (hpa_replicas, every SCALE_SYNC_S at a seeded phase). Messages trickle in,
+    Poisson at SCALE_INFLOW, and three exports land on the queue at once: the first at a uniform time in SCALE_FIRST_S,
+    the second a uniform SCALE_WARM_S after the first is drained (the pods still up, within the scale-down window), the
+    third SCALE_DOWN_WINDOW_S and a uniform SCALE_COLD_S after the second is drained (the pods gone back to SCALE_MIN).
+    A new pod takes its first message a lognormal SCALE_START_S after the HPA adds it; a worker takes the next message
+    when its reply (SCALE_REPLY_S) is back. The consumer's calls, the exports' times and the replicas after each
+    sync."""
+    events: list[tuple[float, int, str]] = []
+    order = itertools.count()
+
+    def push(at: float, kind: str) -> None:
+        heapq.heappush(events, (at, next(order), kind))
+    for t in poisson_times(rng, SCALE_INFLOW, 0.0, seconds):
+        push(t, "message")
+    push(rng.uniform(*SCALE_FIRST_S), "export")
+    sync = rng.uniform(0.0, SCALE_SYNC_S)
+    while sync < seconds:
+        push(sync, "sync")
+        sync += SCALE_SYNC_S
+    replicas, queued, idle, starting, cancelled, retiring = SCALE_MIN, 0, SCALE_WORKERS * SCALE_MIN, 0, 0, 0
+    recommendations: collections.deque = collections.deque()
+    rows, exports, scaled, draining = [], [], [(0.0, SCALE_MIN)], False
+    while events:
+        t, _, kind = heapq.heappop(events)
+        if t >= seconds:
+            break
+        if kind == "message":
+            queued += 1
+        elif kind == "export":
+            queued += rng.randint(*SCALE_EXPORT)
+            exports.append(t)
+            draining = True
+        elif kind == "done":
+            if retiring:
+                retiring -= 1
+            else:
+                idle += 1
+        elif kind == "ready":
+            if cancelled:
+                cancelled -= 1
+            else:
+                starting -= 1
+                idle += SCALE_WORKERS
+        else:  # the HPA's sync
+            new = hpa_replicas(replicas, queued, t, recommendations)
+            if new > replicas:
+                starting += new - replicas
+                for _ in range(new - replicas):
+                    push(t + lognormal_draw(rng, SCALE_START_S), "ready")
+            elif new < replicas:  # pods still starting go first, then idle workers; busy ones when their reply is back
+                drop = replicas - new
+                stop = min(drop, starting)
+                starting, cancelled = starting - stop, cancelled + stop
+                workers = (drop - stop) * SCALE_WORKERS
+                freed = min(workers, idle)
+                idle, retiring = idle - freed, retiring + workers - freed
+            replicas = new
+            scaled.append((t, replicas))
+        while idle and queued:
+            idle, queued = idle - 1, queued - 1
+            rows.append((t, clamp(lognormal_draw(rng, SCALE_PROMPT), PROMPT_MAX),
+                         clamp(lognormal_draw(rng, SCALE_OUTPUT), OUTPUT_MAX)))
+            push(t + lognormal_draw(rng, SCALE_REPLY_S), "done")
+        if draining and not queued:
+            draining = False
+            if len(exports) == 1:
+                push(t + rng.uniform(*SCALE_WARM_S), "export")
+            elif len(exports) == 2:
+                push(t + SCALE_DOWN_WINDOW_S + rng.uniform(*SCALE_COLD_S), "export")
+    return rows, exports, scaled
+
+
+def scaleout_traffic(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic Poisson at SCALE_OTHER with the conversation trace's lengths, plus the autoscaled consumer's calls.
+    The rows, and the consumer's calls per 10 s."""
+    calls, _, _ = consumer_scaleout(rng, seconds)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, SCALE_OTHER, 0.0, seconds)]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+FILL_BASE, FILL_PEAK = 3.0, (15.0, 18.0)  # req/s of interactive traffic away from its peak; the peak (uniform)
+FILL_CENTRE_S, FILL_HALF_S = (540.0, 660.0), 360.0  # uniform: the peak's time; its raised-cosine rise and fall, each
+FILL_FLOOR = 16000.0  # tokens/s (prompt + output) the reserved replicas are sized for: the batch driver fills up to it
+FILL_TICK_S, FILL_WINDOW_S = 15.0, 60.0  # the driver re-reads the interactive load this often, averaged over this
+FILL_PROMPT, FILL_OUTPUT = (2400.0, 0.35), (350.0, 0.35)  # lognormal (median, sigma): a batch request's prompt; output
+FILL_TOKENS = sum(median * math.exp(sigma ** 2 / 2.0) for median, sigma in (FILL_PROMPT, FILL_OUTPUT))  # mean tokens
+
+
+def fill_rate(centre: float, peak: float) -> Rate:
+    """Interactive requests/s before the noise: FILL_BASE, rising over FILL_HALF_S to `peak` at `centre` and back."""
+    def rate(t: float) -> float:
+        into = abs(t - centre)
+        if into >= FILL_HALF_S:
+            return FILL_BASE
+        return FILL_BASE + (peak - FILL_BASE) * (0.5 + 0.5 * math.cos(math.pi * into / FILL_HALF_S))
+    return rate
+
+
+def valley_fill(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], Rate, list[int]]:
+    """Interactive traffic at fill_rate (a seeded peak at a seeded time) times a Gamma factor of mean 1 and CV NOISE_CV
+    per NOISE_PERIOD_S (as diurnal-chat's), with the conversation trace's lengths; and a batch driver that fills the
+    reserved replicas' FILL_FLOOR: every FILL_TICK_S (at a seeded phase) it reads the interactive tokens of the last
+    FILL_WINDOW_S and sends, Poisson until its next read, (FILL_FLOOR - their rate) / FILL_TOKENS requests a second,
+    none when the interactive load alone passes the floor. The rows, the interactive rate and the batch requests per
+    10 s."""
+    warm = FILL_WINDOW_S
+    shape = fill_rate(rng.uniform(*FILL_CENTRE_S), rng.uniform(*FILL_PEAK))
+    factors = noise_factors(rng, seconds + warm)
+    rate = noisy(lambda t: shape(t - warm), factors)  # on a clock started `warm` before the trace
+    interactive = [(t - warm, *conv_lengths(rng)) for t in renewal(rng, rate, seconds + warm, 1.0)]
+    times = [t for t, _, _ in interactive]
+    tokens = list(itertools.accumulate((p + o for _, p, o in interactive), initial=0))
+    batch, tick = [], -rng.uniform(0.0, FILL_TICK_S)  # its last read before the trace
+    while tick < seconds:
+        load = (tokens[bisect.bisect_left(times, tick)] - tokens[bisect.bisect_left(times, tick - FILL_WINDOW_S)])
+        send = max(0.0, FILL_FLOOR - load / FILL_WINDOW_S) / FILL_TOKENS
+        if send > 0.0:
+            batch.extend((t, clamp(lognormal_draw(rng, FILL_PROMPT), PROMPT_MAX),
+                          clamp(lognormal_draw(rng, FILL_OUTPUT), OUTPUT_MAX))
+                         for t in poisson_times(rng, send, max(tick, 0.0), min(tick + FILL_TICK_S, seconds)))
+        tick += FILL_TICK_S
+    rows = sorted([row for row in interactive if row[0] >= 0.0] + batch)
+    return rows, lambda t: rate(t + warm), per_bin_counts((t for t, _, _ in batch), seconds, 10.0)
+
+
+RETRY_OTHER, RETRY_REPORTS = 6.0, 2.0  # req/s: other traffic; a non-streaming report client's requests
+RETRY_PROMPT, RETRY_OUTPUT = (3000.0, 0.5), (1800.0, 0.5)  # lognormal (median, sigma): a report's prompt; its output
+RETRY_TIMEOUT_S = 60.0  # nginx's default proxy_read_timeout: the new ingress's
+RETRY_DELAYS_S = (0.5, 1.0)  # openai-python's back-off before its two retries, each times a jitter uniform in 0.75-1
+RETRY_SPEED, RETRY_TTFT_S = (30.0, 0.1), (0.8, 0.3)  # lognormal (median, sigma): an attempt's decode tokens/s; its TTFT
+RETRY_MOVE_S, RETRY_FIX_S = (180.0, 360.0), (420.0, 600.0)  # uniform: the route moved; from then to the fix
+
+
+def report_attempts(rng: random.Random, start: float, prompt: int, output: int, move: float,
+                    fix: float) -> list[tuple[float, int, int]]:
+    """The attempts one non-streaming report request makes. An attempt sent from `move` until `fix` goes through an
+    ingress that closes it after RETRY_TIMEOUT_S without a byte back (a non-streaming reply sends none until it is
+    done), so one that needs longer (a first token, then `output` tokens at its decode speed) ends there: the server
+    aborts it on the disconnect, having decoded what it could, the client gets a 504 and retries the same request after
+    its back-off, up to len(RETRY_DELAYS_S) times. Each attempt: (sent, prompt, tokens decoded)."""
+    attempts, t = [], start
+    for retry in range(len(RETRY_DELAYS_S) + 1):
+        first, speed = lognormal_draw(rng, RETRY_TTFT_S), lognormal_draw(rng, RETRY_SPEED)
+        if not move <= t < fix or first + output / speed <= RETRY_TIMEOUT_S:
+            attempts.append((t, prompt, output))
+            break
+        attempts.append((t, prompt, max(1, int((RETRY_TIMEOUT_S - first) * speed))))
+        if retry < len(RETRY_DELAYS_S):
+            t += RETRY_TIMEOUT_S + RETRY_DELAYS_S[retry] * (1.0 - 0.25 * rng.random())
+    return attempts
+
+
+def timeout_retries(rng: random.Random, seconds: float, move: float,
+                    fix: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic Poisson at RETRY_OTHER with the conversation trace's lengths, plus a report client's requests,
+    Poisson at RETRY_REPORTS, each with its attempts (report_attempts). The rows, and the report attempts per 10 s."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, RETRY_OTHER, 0.0, seconds)]
+    reports = [attempt for t in poisson_times(rng, RETRY_REPORTS, 0.0, seconds)
+               for attempt in report_attempts(rng, t, clamp(lognormal_draw(rng, RETRY_PROMPT), PROMPT_MAX),
+                                              clamp(lognormal_draw(rng, RETRY_OUTPUT), OUTPUT_MAX), move, fix)
+               if attempt[0] < seconds]
+    return sorted(rows + reports), per_bin_counts((t for t, _, _ in reports), seconds, 10.0)
+
+
+def retry_incident(rng: random.Random) -> tuple[float, float]:
+    """The route's move behind the new ingress (uniform in RETRY_MOVE_S) and the fix (a uniform RETRY_FIX_S later)."""
+    move = rng.uniform(*RETRY_MOVE_S)
+    return move, move + rng.uniform(*RETRY_FIX_S)
+
+
+SET16 = ("consumer-scaleout", "valley-fill", "timeout-retries")
+
+
+def set16_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised consumer calls, batch requests or report attempts spread over each 10 s) of one set-16 trace, each from
+    its own random stream."""
+    rng = random.Random(f"unseen-set16/{name}/{seed}")
+    seconds = 1200.0
+    if name == "consumer-scaleout":
+        rows, per_10s = scaleout_traffic(rng, seconds)
+        return rows, seconds, binned_rate(SCALE_OTHER, per_10s, 10.0)
+    if name == "valley-fill":
+        rows, interactive, per_10s = valley_fill(rng, seconds)
+        batch = binned_rate(0.0, per_10s, 10.0)
+        return rows, seconds, lambda t: interactive(t) + batch(t)
+    if name == "timeout-retries":
+        rows, per_10s = timeout_retries(rng, seconds, *retry_incident(rng))
+        return rows, seconds, binned_rate(RETRY_OTHER, per_10s, 10.0)
+    raise ValueError(f"trace: expected one of {', '.join(SET16)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
         10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace),
-        14: (SET14, set14_trace), 15: (SET15, set15_trace)}
+        14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 15 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 16 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -240,7 +240,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
 @pytest.mark.parametrize("number, low_rps, top_rps", [(4, 6.0, 12.0), (5, 6.0, 14.0), (6, 6.0, 14.0), (7, 6.0, 14.0),
                                                     (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0),
                                                     (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0),
-                                                    (14, 7.0, 14.0), (15, 6.0, 12.0)])
+                                                    (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -261,10 +261,11 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   8: (unseen.SET8, unseen.set8_trace, 0.1), 9: (unseen.SET9, unseen.set9_trace, 0.1),
                   10: (unseen.SET10, unseen.set10_trace, 0.1), 11: (unseen.SET11, unseen.set11_trace, 0.1),
                   12: (unseen.SET12, unseen.set12_trace, 0.1), 13: (unseen.SET13, unseen.set13_trace, 0.1),
-                  14: (unseen.SET14, unseen.set14_trace, 0.1), 15: (unseen.SET15, unseen.set15_trace, 0.1)}
+                  14: (unseen.SET14, unseen.set14_trace, 0.1), 15: (unseen.SET15, unseen.set15_trace, 0.1),
+                  16: (unseen.SET16, unseen.set16_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -277,10 +278,11 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     meeting-turnover, of the realised synchronous rate for benchmark-sweep, of the realised rollout requests per 10 s
     for rl-rollouts, of the realised fallen-back requests per 10 s for gateway-fallback, of the realised messages per
     10 s for waiting-room, of the realised indexing calls, spilled requests and worker calls per 10 s for
-    contextual-ingest, ptu-spillover and crashloop-replays) within 5%: 0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030
-    for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009
-    for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set 12, 0.976-1.013 for set 13, 0.976-1.018 for set 14,
-    0.981-1.022 for set 15."""
+    contextual-ingest, ptu-spillover and crashloop-replays, of the realised consumer calls, batch requests and report
+    attempts per 10 s for consumer-scaleout, valley-fill and timeout-retries) within 5%: 0.973-1.022 on seeds 0-15 for
+    set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for
+    set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set 12, 0.976-1.013 for set 13, 0.976-1.018
+    for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -1486,8 +1488,185 @@ def test_crashloop_replays_resend_the_same_head_of_the_queue_at_doubling_interva
     check_crashloop_replays(arrivals, times, seconds)
 
 
+def scaleout_levels() -> tuple[float, float]:
+    """consumer-scaleout's requests/s before the first export (the other traffic and the trickle of messages) and with
+    every pod busy (the other traffic and SCALE_MAX pods, one call each, each a mean reply apart)."""
+    reply = unseen.SCALE_REPLY_S[0] * math.exp(unseen.SCALE_REPLY_S[1] ** 2 / 2.0)
+    return (unseen.SCALE_OTHER + unseen.SCALE_INFLOW,
+            unseen.SCALE_OTHER + unseen.SCALE_MAX * unseen.SCALE_WORKERS / reply)
+
+
+def check_consumer_scaleout(times: list[float], seconds: float, exports: list[float]) -> None:
+    """The shape test_consumer_scaleout_... asserts, on any trace (so a look-alike can be shown to fail it); `exports`
+    are the generator's, when each export lands on the queue."""
+    base, level = scaleout_levels()
+
+    def rate(a: float, b: float) -> float:
+        return (bisect.bisect_left(times, b) - bisect.bisect_left(times, a)) / (b - a)
+    assert abs(rate(0.0, exports[0]) / base - 1.0) < 0.2  # the trickle, on the minimum's pods
+    per_5s = [n / 5.0 for n in counts(times, 5.0, seconds)]
+    for k, export in enumerate(exports):
+        # reach: the first 5 s from the export at 80% of every pod busy; end: the first after it below half of that
+        reach = 5.0 * next((i for i in range(int(export // 5.0), len(per_5s)) if per_5s[i] >= 0.8 * level),
+                           len(per_5s))
+        end = 5.0 * next((i for i in range(int(reach // 5.0), len(per_5s)) if per_5s[i] < 0.5 * level), len(per_5s))
+        assert reach < seconds, (k, export)
+        if k == 1:  # the pods still up from the first export (within the scale-down window): at once
+            assert reach - export <= 10.0, (k, reach - export)
+        else:  # from the minimum: a sync and a start-up before anything, then x2 every 15 s
+            assert 45.0 <= reach - export <= 110.0, (k, reach - export)
+            assert rate(export, export + 15.0) <= 1.5 * base, k
+            excess = [rate(reach - 15.0 * (j + 1), reach - 15.0 * j) - base for j in range(4)]
+            assert excess[0] >= 4.5 * excess[3], (k, excess)  # x8 over 45 s at a doubling every 15 s
+        if end < seconds - 15.0:
+            held = [rate(a, a + 10.0) for a in range(int(reach) + 10, int(end) - 10, 10)]
+            assert held and all(0.8 <= x / level <= 1.2 for x in held), (k, held)  # every pod busy, the queue draining
+            assert rate(end + 5.0, end + 15.0) <= 1.6 * base, k  # the queue empty: back to the trickle at once
+
+
+def test_consumer_scaleout_climbs_the_hpas_doubling_staircase_from_its_minimum_and_jumps_when_its_pods_are_up(
+        set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus a queue consumer that calls the model for each
+    message, one call at a time a pod, its 2-64 pods scaled by KEDA and the HPA on the queue's length (20 messages a
+    replica; the HPA's defaults: a sync every 15 s, up by the larger of +4 pods or x2 a sync, down only to the highest
+    recommendation of the last 300 s); messages trickle in at 0.4/s and three exports of 1,500-2,200 land: the first at
+    minute 1.5-3, the second 60-150 s after the first is drained (the pods still up), the third 330-360 s after the
+    second is (the pods back at 2). 64 busy pods send 19.7 req/s, 23.7 with the other traffic. On seeds 0-15: 4.08-4.62
+    req/s before the first export; a cold export reaches 80% of the 23.7 in 71-90 s, its first 15 s at most 1.5x the
+    rate before, the 15 s before it reaches 80% holding at least 5.3x the excess (over 4.4) of the 15 s 45 s earlier;
+    the warm one within its first 5 s; 10 s windows while draining at 0.86-1.13x the 23.7; the drained queue back to
+    the trickle within 10 s. Look-alikes it rejects (shown while writing it): Poisson at the same mean; the same
+    requests at shuffled times; the same consumer without the HPA's scale-down window (the second export meets the
+    minimum, and the pods leave while the queue drains); the same consumer scaled straight to 64 at the first sync (a
+    step, no staircase). It does not tell the doubling from a line over the same minute (+13 pods a sync): both start
+    late and end steep."""
+    arrivals = set_arrivals(16)["consumer-scaleout.csv"]
+    times, seconds, _ = shifted("consumer-scaleout", arrivals, unseen.set16_trace)
+    _, exports, _ = unseen.consumer_scaleout(random.Random("unseen-set16/consumer-scaleout/0"), seconds)  # its draws
+    assert len(exports) == 3
+    check_consumer_scaleout(times, seconds, exports)
+
+
+CONV_TOKENS = 1155.0 + 211.0  # the conversation trace's mean prompt and output
+
+
+def valley_split(arrivals: list, times: list[float], seconds: float) -> tuple[list[tuple[float, float]], list[float]]:
+    """Per minute: (interactive, batch) tokens/s, solved from the minute's requests and tokens with each kind's mean
+    tokens a request (the conversation trace's CONV_TOKENS, the batch's FILL_TOKENS); and the tokens/s."""
+    requests, tokens = counts(times, 60.0, seconds), [0] * int(seconds // 60.0)
+    for t, a in zip(times, arrivals):
+        tokens[min(len(tokens) - 1, int(t // 60.0))] += a.prompt_tokens + a.max_tokens
+    split = []
+    for n, x in zip(requests, tokens):
+        batch = (x - CONV_TOKENS * n) / (unseen.FILL_TOKENS - CONV_TOKENS)  # batch requests in the minute
+        split.append((CONV_TOKENS * (n - batch) / 60.0, unseen.FILL_TOKENS * batch / 60.0))
+    return split, [x / 60.0 for x in tokens]
+
+
+def check_valley_fill(arrivals: list, times: list[float], seconds: float, interactive) -> None:
+    """The shape test_valley_fill_... asserts, on any trace; `interactive` is the generator's interactive rate, used
+    only to pick the minutes by how much room it leaves under the floor."""
+    floor = unseen.FILL_FLOOR
+    split, total = valley_split(arrivals, times, seconds)
+    load = [sum(interactive(60.0 * m + s + 0.5) for s in range(60)) / 60.0 * CONV_TOKENS for m in range(len(split))]
+    under = [m for m in range(1, len(split)) if load[m] < 0.85 * floor]
+    over = [m for m in range(1, len(split)) if load[m] > 1.1 * floor and load[m - 1] > floor]
+    assert len(under) >= 10 and over, (under, over)
+    # under the floor the batch gives way to the interactive load, one token for one, as the driver read it: the minute
+    # before and this one (a minute's average read every 15 s lags by ~37 s)
+    read = [(split[m - 1][0] + split[m][0]) / 2.0 for m in under]
+    batch = [split[m][1] for m in under]
+    mean_read, mean_batch = statistics.fmean(read), statistics.fmean(batch)
+    slope = (sum((x - mean_read) * (y - mean_batch) for x, y in zip(read, batch))
+             / sum((x - mean_read) ** 2 for x in read))
+    assert max(read) >= 2.0 * min(read), read  # the interactive load moves
+    assert -1.3 <= slope <= -0.7 and statistics.correlation(read, batch) <= -0.85, (slope, read, batch)
+    held = [total[m] for m in under]  # so the work holds near the floor
+    assert abs(statistics.fmean(held) / floor - 1.0) < 0.1 and 0.6 * floor <= min(held) and max(held) <= 1.4 * floor
+    # over it the batch stops and the work follows the interactive load
+    assert statistics.fmean(split[m][1] for m in over) <= 0.06 * floor, [split[m][1] for m in over]
+    assert all(split[m][1] <= 0.15 * floor and total[m] >= 1.05 * floor for m in over), [total[m] for m in over]
+
+
+def test_valley_fill_holds_the_work_at_the_floor_while_the_batch_gives_way_to_the_interactive_load(set_arrivals):
+    """Interactive traffic (the conversation trace's lengths, 1,366 tokens a request) at 3 req/s rising to a seeded
+    15-18 at minute 9-11 and back (raised cosine, 6 minutes each way), times a Gamma factor per 10 s (CV 0.27); a batch
+    driver that every 15 s reads the interactive tokens of the last minute and sends, Poisson, what fills 16,000
+    tokens/s at 2,924 tokens a request, none once the interactive load alone passes that floor (11.7 interactive req/s).
+    Each minute's requests and tokens are solved for the two kinds by their mean tokens a request. On seeds 0-15: where
+    the interactive load leaves room (12-14 minutes) the batch tokens fall by 0.91-1.08 for each interactive token the
+    driver read (the minute before and this one), correlation -0.93 to -0.99, while that load moves 3.1-4.9x; the work
+    there at 0.69-1.26x the floor (0.97 on average); where it passes the floor, the batch at most 0.13 of it.
+    Look-alikes it rejects (shown while writing it): Poisson at the same mean with the trace's lengths; the same
+    requests at shuffled times; the same times with shuffled lengths; the batch at a fixed rate (the driver reading
+    once); the driver reading a 10-minute average instead of the last minute."""
+    arrivals = set_arrivals(16)["valley-fill.csv"]
+    times, seconds, _ = shifted("valley-fill", arrivals, unseen.set16_trace)
+    _, interactive, _ = unseen.valley_fill(random.Random("unseen-set16/valley-fill/0"), seconds)  # its draws
+    check_valley_fill(arrivals, times, seconds, interactive)
+
+
+def retry_pairs(arrivals: list, times: list[float]) -> list[tuple[float, float, int]]:
+    """(first, lag, its output) of each pair of requests with one prompt length whose lag is one of the client's: the
+    ingress's timeout plus a back-off (the first retry's or the second's, with its jitter), to within 0.02 s."""
+    timeout, (first, second) = unseen.RETRY_TIMEOUT_S, unseen.RETRY_DELAYS_S
+    lags = [(timeout + 0.75 * delay - 0.02, timeout + delay + 0.02) for delay in (first, second)]
+    sent: dict[int, list[tuple[float, int]]] = {}
+    for t, a in zip(times, arrivals):
+        sent.setdefault(a.prompt_tokens, []).append((t, a.max_tokens))
+    pairs = []
+    for same in sent.values():
+        for i, (t, output) in enumerate(same):
+            for u, _ in same[i + 1:]:
+                if u - t > lags[-1][1]:
+                    break
+                if any(low <= u - t <= high for low, high in lags):
+                    pairs.append((t, u - t, output))
+    return pairs
+
+
+def check_timeout_retries(arrivals: list, times: list[float], seconds: float) -> None:
+    """The shape test_timeout_retries_... asserts, on any trace."""
+    cut = 2700  # no attempt decodes more than its 60 s allow: ~1,780 tokens at 30 tokens/s, 2,700 at 45
+    pairs = sorted(p for p in retry_pairs(arrivals, times) if 1000 <= p[2] <= cut)  # the first attempt cut
+    assert len(pairs) >= 400, len(pairs)
+    start, stop = pairs[len(pairs) // 100][0], pairs[-1 - len(pairs) // 100][0]  # the incident: 98% of the pairs
+    assert 300.0 <= stop - start <= 660.0, (start, stop)
+    assert sum(start - 30.0 <= p[0] <= stop + 30.0 for p in pairs) >= 0.98 * len(pairs)  # none outside it
+    second = sum(p[1] > unseen.RETRY_TIMEOUT_S + 0.6 for p in pairs) / len(pairs)
+    assert 0.3 <= second <= 0.6, second  # most that fail once fail again, a back-off later
+
+    def window(a: float, b: float) -> list:
+        return arrivals[bisect.bisect_left(times, a):bisect.bisect_left(times, b)]
+
+    def long_share(requests: list) -> float:
+        return sum(r.max_tokens > cut for r in requests) / len(requests)
+    inside, before = window(start + 61.5, stop), window(0.0, start - 10.0)
+    after = window(stop + 130.0, seconds)  # past the last retries
+    assert long_share(inside) <= 0.004, long_share(inside)  # every long decode cut at the timeout
+    assert long_share(before + after) >= 0.03, long_share(before + after)  # the reports' tail, whole
+    assert 1.1 <= len(inside) / (stop - start - 61.5) / (len(before) / (start - 10.0)) <= 1.45  # the retries
+
+
+def test_timeout_retries_send_each_long_report_again_a_minute_later_cut_at_the_timeout(set_arrivals):
+    """6 req/s of other traffic (the conversation trace's lengths) plus a non-streaming report client at 2 req/s
+    (prompts median 3,000 tokens, outputs median 1,800); from a seeded move (minute 3-6) until a fix 7-10 minutes later
+    its route goes through an ingress with nginx's default 60 s read timeout, so an attempt that needs longer (a first
+    token, ~0.8 s, then ~30 tokens/s) is closed at 60 s with what it decoded, and openai-python retries it after
+    0.375-0.5 s, then 0.75-1.0 s (its two default retries). On seeds 0-15: 732-1,152 pairs of requests with one
+    prompt 60.35-60.52 s or 60.74-61.02 s apart whose first is cut to 1,000-2,700 tokens (all but 0-3 of them sent
+    first between the move and the fix), their middle 98% spanning 403-571 s, 44-46% at the second lag; inside that
+    span 0-0.1% of the requests above 2,700 output tokens, outside 4.7-5.9%; the requests at 1.18-1.31x the rate
+    before. Look-alikes it rejects (shown while writing it): Poisson at the same mean with the trace's lengths; the same
+    requests at shuffled times; the retries after a 30 s timeout instead of 60 s; no incident; the same retries with
+    the attempts not cut (run to their whole output)."""
+    arrivals = set_arrivals(16)["timeout-retries.csv"]
+    times, seconds, _ = shifted("timeout-retries", arrivals, unseen.set16_trace)
+    check_timeout_retries(arrivals, times, seconds)
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "16"], "--set"),
+    (["--set", "17"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
