@@ -355,10 +355,10 @@ class FloorOne(Variant):
 
 def _rate_at_capacity(original):
     """The sustained rate at the saturated throughput, the batch need at targetUtilization x S."""
-    def need(config, est, forecast, bursts, prompt_bursts, slow_need, weight):
+    def need(config, est, forecast, noise, bursts, prompt_bursts, slow_need, weight):
         share = config.target_utilization / decide_module.TPOT_TARGET_SHARE
         slots = config.max_concurrency * share if config.max_concurrency else None
-        return original(replace(config, target_utilization=1.0, max_concurrency=slots), est, forecast, bursts,
+        return original(replace(config, target_utilization=1.0, max_concurrency=slots), est, forecast, noise, bursts,
                         prompt_bursts, slow_need, weight)
     return need
 

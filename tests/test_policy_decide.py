@@ -244,6 +244,9 @@ def test_near_the_saturated_throughput_the_need_keeps_room_for_the_rate_noise_ov
             decision = scenario.tick(waiting=0, running=8, ready=2, completions_per_s=9.6, arrivals_total=total)
         assert decision.arrival_forecast_rps == pytest.approx(9.6)
         assert decision.need == pytest.approx(want, rel=1e-6), utilization
+        # the log says which margin set the need
+        noted = any("Poisson noise over 60s (0.80/s at 2 sd)" in note for note in decision.notes)
+        assert noted == (utilization == 1.0), decision.notes
     assert math.ceil((9.6 + noise) / 5.0) == 3 and math.ceil(9.6 / 5.0) == 2
     # Until the history reaches back one scale-up latency, no noise is counted.
     short = headroom.BurstHistory()

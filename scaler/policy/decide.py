@@ -47,7 +47,7 @@ BURST_SLOT_SHARE = 1.0
 # over the scale-up horizon above the forecast at the saturated throughput, whatever the target
 # utilisation: near 1 a fleet sized on the mean rate runs saturated half the time, and a rise that
 # needs a replica asks for it only once the fleet is already short (morning-ramp at 1.0, seed 0:
-# the need at 2.8-3.2 with 3 ready for two minutes, and 97 TTFT misses before the fourth landed).
+# the need at 2.8-3.2 with 3 ready for 80 s, and 97 TTFT misses before the fourth landed).
 # Its share of the need falls as the rate grows, as square-root staffing's does.
 RATE_NOISE_Z = 2.0
 
@@ -156,7 +156,13 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     if weight != 1.0:
         notes.append(f"prompts of the last {_mix_span(config, est):.0f}s weigh {weight:.2f} x the calibrated mix's "
                      f"on a replica: capacity {est.capacity_rps / weight:.2f}/s per replica")
-    need, seen, burst_window, prefill_burst = _need(config, est, forecast, bursts, prompt_bursts, slow_need, weight)
+    noise = RATE_NOISE_Z * headroom.rate_noise(bursts, now, est.scale_up_s)
+    need, seen, burst_window, prefill_burst = _need(config, est, forecast, noise, bursts, prompt_bursts, slow_need,
+                                                    weight)
+    at_target, at_capacity = _sustained(config, est, forecast, noise, weight) if est.capacity_rps else (0.0, 0.0)
+    if at_capacity > at_target and at_capacity >= need:
+        notes.append(f"the forecast's Poisson noise over {est.scale_up_s:.0f}s ({noise:.2f}/s at {RATE_NOISE_Z:g} sd) is "
+                     f"more than the target utilisation's margin: {at_capacity:.2f} replicas at the saturated throughput")
     if prefill_burst and prefill_burst >= need:
         notes.append(f"the largest recent burst of prompt tokens (over {burst_window:.0f}s) needs "
                      f"{prefill_burst:.2f} replicas' prefill")
@@ -276,19 +282,20 @@ def _window_rise(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHist
     return headroom.trend(bursts, est.time, config.rate_window_s)
 
 
-def _need(config: PolicyConfig, est: Estimate, forecast: float, bursts: headroom.BurstHistory,
+def _need(config: PolicyConfig, est: Estimate, forecast: float, noise: float, bursts: headroom.BurstHistory,
           prompt_bursts: headroom.BurstHistory, slow_need: float, weight: float) -> tuple[float, float, float, float]:
     """Replica-equivalents the SLO needs once capacity asked for now is ready: the sustained rate
     at the target utilisation of a replica's capacity for the live prompts (`weight`, from
     `_prompt_weight`; the `forecast` one scale-up latency ahead, with the queue spread over the
-    horizon; and at the saturated capacity, the forecast plus RATE_NOISE_Z standard deviations of
-    its Poisson noise over the horizon), the replicas that keep the time per output token within its SLO (measured, or
-    read from how full the batches are, or from the share of requests that missed it: `slow_need`), or the largest
-    recent burst the ready replicas must absorb (in requests, or in prompt tokens their prefill
-    must clear), whichever is more. Returns (need, seen, burst window, prefill burst): `seen` is
+    horizon; and at the saturated capacity, the forecast plus `noise`, RATE_NOISE_Z standard
+    deviations of its Poisson noise over the horizon: `_sustained`), the replicas that keep the
+    time per output token within its SLO (measured, or read from how full the batches are, or from
+    the share of requests that missed it: `slow_need`), or the largest recent burst the ready
+    replicas must absorb (in requests, or in prompt tokens their prefill must clear), whichever is
+    more. Returns (need, seen, burst window, prefill burst): `seen` is
     the same need without the trend's forecast, what the traffic already seen needs; the last is
     the prompt-token burst's replicas."""
-    lam, capacity, budget = est.arrival_rps, est.capacity_rps, config.budget_s
+    lam, capacity = est.arrival_rps, est.capacity_rps
     if capacity is None:
         # Without a capacity we cannot convert rates into replicas: grow with the queue only.
         ready, waiting, running = est.ready, est.waiting, est.running
@@ -297,12 +304,7 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, bursts: headroom
         else:
             need = ready * (running + waiting) / running if waiting > 0 and running > 0 else float(ready)
         return need, need, 0.0, 0.0
-    backlog_rps = est.waiting / max(config.backlog_drain_ratio * budget, est.scale_up_s)
-    per_replica = capacity * config.target_utilization / weight
-    # At the saturated throughput the forecast's noise over the horizon must fit too.
-    noise = RATE_NOISE_Z * headroom.rate_noise(bursts, est.time, est.scale_up_s)
-    saturated = capacity / weight
-    sustained = max((forecast + backlog_rps) / per_replica, (forecast + noise + backlog_rps) / saturated)
+    sustained = max(_sustained(config, est, forecast, noise, weight))
     burst, window = headroom.burst_replicas(bursts, running=est.running, capacity_rps=capacity, slots=est.slots,
                                             slot_share=BURST_SLOT_SHARE, target_utilization=config.target_utilization)
     # A burst's prompt tokens may take the same share of the prefill's throughput as its requests
@@ -313,10 +315,20 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, bursts: headroom
     if prefill > burst:
         burst, window = prefill, prefill_window
     decode = max(_tpot_replicas(config, est), _batch_replicas(config, est), slow_need)
-    seen = max((lam + backlog_rps) / per_replica, (lam + noise + backlog_rps) / saturated, burst, decode)
+    seen = max(*_sustained(config, est, lam, noise, weight), burst, decode)
     if burst > max(sustained, decode):
         return burst, seen, window, prefill
     return max(sustained, decode), seen, 0.0, prefill
+
+
+def _sustained(config: PolicyConfig, est: Estimate, rate: float, noise: float, weight: float) -> tuple[float, float]:
+    """Replicas that carry `rate` arrivals/s and the queue spread over the horizon: at the target
+    utilisation of a replica's capacity for the live prompts, and at that capacity saturated with
+    `noise` more arrivals/s (the rate's noise over the horizon must fit too). The need is the
+    larger; the sustained term needs a capacity."""
+    backlog_rps = est.waiting / max(config.backlog_drain_ratio * config.budget_s, est.scale_up_s)
+    saturated = est.capacity_rps / weight
+    return (rate + backlog_rps) / (saturated * config.target_utilization), (rate + noise + backlog_rps) / saturated
 
 
 def _mix_span(config: PolicyConfig, est: Estimate) -> float:
