@@ -58,7 +58,11 @@ default configuration (one configuration for every workload, never tuned) and fo
 - unweighed-capacity: the configured capacity taken as the live mix's whatever its prompts (no
   weighing by capacityPromptTokens; the sustained need to stop 41);
 - no-rate-noise: the sustained need at the saturated throughput without the forecast's Poisson
-  noise over the scale-up horizon (RATE_NOISE_Z 0; the need to stop 43).
+  noise over the scale-up horizon (RATE_NOISE_Z 0; the need to stop 43);
+- rate-noise-widened: that noise widened by the counts' index of dispersion, as the trend's test
+  is (tried in stop 44, not in: docs/policy.md);
+- one-second-window: the burst histories also counted over 1 s windows (probed in stop 44 for the
+  next stop: docs/policy.md).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.
@@ -417,6 +421,29 @@ class NoRateNoise(Variant):
     patch = (decide_module, "RATE_NOISE_Z", 0.0)
 
 
+def _widened(original):
+    """headroom.rate_noise times the square root of the counts' index of dispersion over the span."""
+    def rate_noise(history, now, span_s):
+        noise = original(history, now, span_s)
+        if not noise:
+            return 0.0
+        rate = headroom.count_over(history, now, span_s) / span_s
+        return noise * headroom._dispersion(history.marks, now - span_s, now, rate) ** 0.5
+    return rate_noise
+
+
+class RateNoiseWidened(Variant):
+    """The rate's noise widened by the stream's dispersion (tried in stop 44, not in)."""
+    name = "ours-rate-noise-widened"
+    patch = (headroom, "rate_noise", _widened(headroom.rate_noise))
+
+
+class OneSecondWindow(Variant):
+    """Bursts also counted over 1 s, so a clump that arrives at once is not credited 5 s of service."""
+    name = "ours-one-second-window"
+    patch = (headroom, "BURST_WINDOWS_S", (1.0, *headroom.BURST_WINDOWS_S))
+
+
 class ShortBurstMemory(Variant):
     """Bursts forgotten with a 5-minute half-life instead of 20 minutes."""
     name = "ours-short-burst-memory"
@@ -428,7 +455,7 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, CountedEvidence, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
-            PoissonHorizonTrend, UnweighedCapacity, NoRateNoise)
+            PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseWidened, OneSecondWindow)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

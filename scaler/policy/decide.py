@@ -292,9 +292,9 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, noise: float, bu
     time per output token within its SLO (measured, or read from how full the batches are, or from
     the share of requests that missed it: `slow_need`), or the largest recent burst the ready
     replicas must absorb (in requests, or in prompt tokens their prefill must clear), whichever is
-    more. Returns (need, seen, burst window, prefill burst): `seen` is
-    the same need without the trend's forecast, what the traffic already seen needs; the last is
-    the prompt-token burst's replicas."""
+    more. Returns (need, seen, burst window, prefill burst): `seen` is the same need without the
+    trend's forecast, what the traffic already seen needs; the last is the prompt-token burst's
+    replicas."""
     lam, capacity = est.arrival_rps, est.capacity_rps
     if capacity is None:
         # Without a capacity we cannot convert rates into replicas: grow with the queue only.
