@@ -37,11 +37,14 @@ from operator import itemgetter
 from scaler.policy.signals import TREND_MIN_Z
 
 # Window lengths (s) over which bursts are counted; those longer than L are not needed (capacity
-# asked for at a burst's start lands by then) and L itself is always counted.
-BURST_WINDOWS_S = (5.0, 15.0, 30.0, 60.0)
+# asked for at a burst's start lands by then) and L itself is always counted. The 1 s window is a
+# clump that arrives at once (a client's replay, a fan-out): its last request has the TTFT budget
+# alone to be prefilled in, where the 5 s window would credit it with 5 s more.
+BURST_WINDOWS_S = (1.0, 5.0, 15.0, 30.0, 60.0)
 # A burst seen this long ago counts for half.
 HISTORY_HALF_LIFE_S = 1200.0
-# Cumulative-arrival marks are kept at least this far apart (enough resolution for 5 s windows).
+# Cumulative-arrival marks are kept at least this far apart: the shortest window's resolution (ticks
+# further apart interpolate between marks, so a 1 s count reads as that stretch's mean rate).
 MARK_SPACING_S = 1.0
 
 
