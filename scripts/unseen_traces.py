@@ -991,9 +991,94 @@ cited from memory.
   replays a queue's head at doubling intervals, here only the long requests come back, each a fixed minute after
   itself, twice, and every attempt's decode is cut at what 60 s allows.
 
+Set 17 (`--set 17`): three more shapes, 20 minutes each, chosen from the documentation of the tools that schedule work
+and ship releases around a model (Kubernetes CronJobs, Java's schedulers, Flagger) and of push-notification services,
+with a published study of push opens, without running any policy on them or reading any policy's result (nor any
+results file); the set is held out, designed blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this
+session, through a search of stored copies: the pages and files cited below, in excerpts or whole as said; also seen
+and not used: LiteLLM's budget docs, whose daily budgets all reset at midnight in one timezone (a shape not taken: the
+teams that ran out coming back together at a clock time, a step as in steps and region-failover), and Salesforce
+MobilePush's throttle, which sends each minute's quota at the start of the minute (OneSignal's, spread evenly, was
+taken). Nothing here is cited from memory.
+
+- `push-wave.csv` (~9.6 requests/s; 9.39-9.93 on seeds 0-15): a push campaign from an app whose notification opens a
+  chat with its assistant: nothing at the send, then a wave that rises for minutes after the deliveries and has not
+  come down a quarter of an hour later. OneSignal's throttling spreads a large send "preventing sudden traffic surges",
+  a messages-per-minute setting (the API's throttle_rate_per_minute) converted to a rate per second
+  (documentation.onesignal.com, "Push throttling", read in excerpts); Salesforce's MobilePush suggests throttling if
+  "your internal resources won't be able to handle the traffic caused by all the users engaging with your app"
+  (help.salesforce.com, "Send Throttling", read whole). Over 1.5 billion push notifications, Leanplum found open rates
+  of 1.77% on iOS and 3.48% on Android, and a median time to open of 7 minutes on iOS and 48 on Android (its
+  "Personalize or Bust" report, as summarised by businessofapps.com, pocketgamer.biz and whallalabs.com, read in
+  excerpts). Here: the app's other traffic Poisson at 5 requests/s with the conversation trace's lengths; from a seeded
+  send in minutes 1-2.5 a campaign to 200,000 recipients delivered evenly at 100,000 a minute, half on iOS and half on
+  Android, each recipient opening it with the platform's open rate a lognormal time after delivery (the platform's
+  median, sigma 1.0); an open starts a chat of a geometric number of messages (mean 3), the first a lognormal 20 s
+  after it (sigma 0.5), then at lognormal gaps of median 25 s (sigma 0.6), every prompt carrying the digest the push
+  links to (lognormal, median 1,500 tokens, sigma 0.3) and the chat so far, a message adding a question (median 30,
+  sigma 0.8), the replies the conversation trace's outputs (all ours but Leanplum's figures). Of the ~5,250 who open,
+  1,860-2,050 do so within the trace on seeds 0-15, iOS's mostly, Android's still coming at its end. On seeds 0-15:
+  the first minute after the send at 0.83-1.07x the 5 requests/s; half the peak's excess reached 137-163 s after the
+  send; the busiest minute at 2.45-2.80x the other traffic, 127-307 s after the last delivery, the excess above half of
+  its for 90-280 s before it and 500-770 s after (to the trace's end on most seeds); the last 3 minutes still at
+  0.42-0.57 of it. Where flash-crowd rises in 30 s at its onset and decays exponentially and hot-template jumps at once
+  and relaxes as a power law, this wave starts minutes after its cause, rises over minutes as the deliveries and the
+  opens spread, and falls far slower than it rose.
+- `drifting-jobs.csv` (~10.7 requests/s; 10.21-11.29 on seeds 0-15): two jobs both meant to run every 3 minutes, one on
+  the clock and one sleeping between runs: the first keeps its time, the second slips by the length of each run, so
+  their waves coincide, part and coincide again. Kubernetes CronJobs are "meant for performing regular scheduled
+  actions such as backups, report generation" on a cron schedule (kubernetes.io, "CronJob", read in an excerpt), one
+  creating a Job "approximately once per execution time of its schedule" (OpenShift's guide to cron jobs, read in an
+  excerpt). A loop that sleeps after each run has a fixed delay instead: Java's scheduleWithFixedDelay waits the given
+  delay between the end of one execution and the start of the next (the ScheduledExecutorService docs, in German and
+  Chinese at learn.microsoft.com), where scheduleAtFixedRate starts them at "initialDelay, then initialDelay + period,
+  then initialDelay + 2 * period" (docs.oracle.com); with a fixed delay, "if task execution is delayed for any reason,
+  the next execution of the same task will also be delayed. Over time, these delays can increase", which suits
+  "polling a mail server for undelivered mail" (J2ME in a Nutshell, oreilly.com), while a fixed rate suits "recurring
+  activities that are sensitive to absolute time" (java.util.Timer's docs, in a copy at blog.csdn.net); a gocron user
+  wants a job to "always run 5 minutes after the previous iteration finishes, not every 5 minutes regardless of how
+  long the previous run took" (github.com/go-co-op/gocron discussion 564); all read in excerpts. Here: interactive
+  traffic Poisson at 6 requests/s with the conversation trace's lengths; a CronJob every 3 minutes (*/3) at a seeded
+  phase, its pod at work a lognormal 6 s after (sigma 0.2), refreshing 300 dashboards at its client's pace of 8
+  requests/s (prompts lognormal, median 8,000 tokens, sigma 0.15; outputs median 400, sigma 0.4); and a worker looping
+  since half an hour before the trace: label the items queued since its last run started, at 12 requests/s (an item and
+  the instructions, median 500 tokens, sigma 0.4; a label, median 2, sigma 0.3), wait for the last reply (lognormal,
+  median 1 s, sigma 0.3), sleep 180 s; the items arrive Poisson at 3 a second times a Gamma factor a minute of mean 1
+  and CV 0.5 (all ours). So the loop's period is 180 s plus a run of ~60 s that grows with its backlog, each run falling
+  ~60 s later in the cron's cycle. On seeds 0-15: 6-7 cron runs wholly inside the trace, 176-185 s apart; 4-5 loop runs
+  of 384-1,150 requests (32-96 s), 213-278 s apart, each starting 180.4-182.5 s after the last ended; 2-4 of them
+  overlapping a cron run and 1-2 not; the busiest 10 s at 26.1-27.6 requests/s, where the interactive traffic and either
+  job alone send 14 or 18; between the runs 0.96-1.06x the 6 requests/s. Where cron-minutes fires short requests on the
+  clock, micro-batches sends paced waves every 2 minutes and rl-rollouts' steps wait for their slowest sample, here two
+  paced trains of different periods beat against each other, one kept by the clock and one by its own runs' lengths.
+- `canary-rollback.csv` (~11.4 requests/s; 10.96-11.74 on seeds 0-15): the primary deployment of a model behind a
+  Flagger canary: its traffic lent to the canary a step a minute, held there while the canary fails its checks, taken
+  back at once at the rollback, then lent again to half by a fixed revision and taken back at once at the promotion.
+  Flagger "gradually shifts traffic to the canary while measuring key performance indicators", raising the canary's
+  weight a step at each passed check "till it reaches 50% (max weight)"; it halts advancement while a metric check
+  fails and increments the failed checks counter, and when that reaches the threshold routes all traffic to the
+  primary and scales the canary to zero, a rollback taking "interval * threshold"; at the promotion it copies the
+  canary's spec over the primary, waits for the primary's rolling update to finish, then routes all traffic to the
+  primary (docs/gitbook/usage/deployment-strategies.md, github.com/fluxcd/flagger, read whole in an older version).
+  "Rollback means scaling to zero the canary deployment and routing all traffic back to primary" (a maintainer in
+  fluxcd/flagger issue 1186); Flagger takes a deployment and, optionally, its HPA and creates the objects it drives
+  from them (its Skipper tutorial, docs.flagger.app); its docs' example steps 2% to 50% and rolls back at 10 failed
+  checks, podinfo Canaries (a gist by surajssd and oneuptime.com's guide to canary analysis with Flagger) check every
+  minute, step 10% to 50% and roll back at 5; all read in excerpts. Here: the product's traffic Poisson at 14
+  requests/s with the conversation trace's lengths, each request routed to the canary at its weight (ours); from a
+  seeded start in minutes 0.5-1.5, a first analysis at the podinfo settings whose checks fail from the 20% or 30% step
+  (seeded), which holds 5 minutes before the rollback; a fixed revision a seeded 1-3 minutes later, whose analysis
+  passes every step to 50%, held through the primary's rolling update (a seeded 1-2 minutes); then all the traffic on
+  the primary (all ours but Flagger's settings). The primary goes 14, 12.6, 11.2 (and 9.8) requests/s, back to 14 at
+  the rollback (minute 6.6-8.4 on seeds 0-15), down 1.4 a minute to 7, and back to 14 at the promotion (minute
+  14.5-16.9). On seeds 0-15: every step of 50 s or more at 0.89-1.10x the primary's share of the 14 requests/s, the
+  held one's minutes at 0.91-1.09x; the 30 s after each return at 0.88-1.09x the 14, the 30 s before at 0.89-1.13x the
+  share left before it. Where model-merge moves another model's traffic here in 2-minute steps for good and steps
+  rises and comes back, here the load falls a step a minute, holds, and comes back within a second, twice.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -3221,11 +3306,169 @@ def set16_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     raise ValueError(f"trace: expected one of {', '.join(SET16)}, got {name!r}")
 
 
+# ---- set 17 ---------------------------------------------------------------------------------------
+
+PUSH_OTHER, PUSH_SEND_S = 5.0, (60.0, 150.0)  # req/s of the app's other traffic; uniform: when the campaign starts
+PUSH_AUDIENCE, PUSH_THROTTLE = 200000, 100000.0  # recipients; OneSignal's throttle_rate_per_minute, sent evenly
+# Per platform: its share of the audience (ours), and Leanplum's open rate and median time to open (s): iOS, Android
+PUSH_PLATFORMS = ((0.5, 0.0177, 420.0), (0.5, 0.0348, 2880.0))
+PUSH_OPEN_SIGMA = 1.0  # the log-sd of the time from delivery to open
+PUSH_MESSAGES = 3.0  # mean (geometric) messages an opened notification's session sends
+PUSH_FIRST_S, PUSH_GAP_S = (20.0, 0.5), (25.0, 0.6)  # lognormal (median, sigma): from the open to the first; between
+PUSH_DIGEST, PUSH_QUESTION = (1500.0, 0.3), (30.0, 0.8)  # lognormal (median, sigma): the pushed digest; a question
+
+
+def push_window(send: float) -> tuple[float, float]:
+    """When the campaign's deliveries start and end: PUSH_AUDIENCE at PUSH_THROTTLE a minute from `send`."""
+    return send, send + 60.0 * PUSH_AUDIENCE / PUSH_THROTTLE
+
+
+def push_session(rng: random.Random, opened: float) -> list[tuple[float, int, int]]:
+    """The chat an opened notification starts: a geometric number of messages (mean PUSH_MESSAGES), the first a
+    lognormal PUSH_FIRST_S after the open, then at lognormal PUSH_GAP_S gaps; every prompt carries the digest the push
+    links to and the conversation so far, each message adding a question, each reply the conversation trace's output."""
+    messages = 1 + int(math.log(1.0 - rng.random()) / math.log(1.0 - 1.0 / PUSH_MESSAGES))  # geometric
+    t, context, rows = opened + lognormal_draw(rng, PUSH_FIRST_S), lognormal_draw(rng, PUSH_DIGEST), []
+    for k in range(messages):
+        if k:
+            t += lognormal_draw(rng, PUSH_GAP_S)
+        context += lognormal_draw(rng, PUSH_QUESTION)
+        output = clamp(rng.lognormvariate(*CONV_OUTPUT), OUTPUT_MAX)
+        rows.append((t, clamp(context, PROMPT_MAX), output))
+        context += output
+    return rows
+
+
+def push_wave(rng: random.Random, seconds: float, send: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """The app's other traffic, Poisson at PUSH_OTHER with the conversation trace's lengths, plus the sessions a push
+    campaign opens: delivered evenly over push_window(send), each recipient on a platform of PUSH_PLATFORMS opening it
+    with that platform's open rate (so the openers' deliveries are a Poisson process at their share of the pace) a
+    lognormal time later (the platform's median, PUSH_OPEN_SIGMA). The rows, and the sessions' requests per 10 s."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, PUSH_OTHER, 0.0, seconds)]
+    sessions = []
+    for share, opens, median in PUSH_PLATFORMS:
+        for delivered in poisson_times(rng, PUSH_THROTTLE / 60.0 * share * opens, *push_window(send)):
+            opened = delivered + rng.lognormvariate(math.log(median), PUSH_OPEN_SIGMA)
+            if opened < seconds:
+                sessions.extend(row for row in push_session(rng, opened) if row[0] < seconds)
+    return sorted(rows + sessions), per_bin_counts((t for t, _, _ in sessions), seconds, 10.0)
+
+
+DRIFT_OTHER = 6.0  # req/s of interactive traffic
+DRIFT_CRON_S, DRIFT_CRON_START_S = 180.0, (6.0, 0.2)  # the CronJob's schedule (*/3); lognormal: firing to first call
+DRIFT_REPORTS, DRIFT_REPORT_PACE = 300, 8.0  # the cron run's requests (one a dashboard); its client's pace, req/s
+DRIFT_REPORT_PROMPT, DRIFT_REPORT_OUTPUT = (8000.0, 0.15), (400.0, 0.4)  # lognormal (median, sigma)
+DRIFT_DELAY_S = 180.0  # the loop's sleep between the end of one run and the start of the next: a fixed delay
+DRIFT_ITEMS, DRIFT_ITEMS_CV, DRIFT_ITEMS_PERIOD_S = 3.0, 0.5, 60.0  # items/s into its queue; a Gamma factor a minute
+DRIFT_LABEL_PACE, DRIFT_REPLY_S = 12.0, (1.0, 0.3)  # the loop's pace, req/s; lognormal (median, sigma): a reply
+DRIFT_LABEL_PROMPT, DRIFT_LABEL_OUTPUT = (500.0, 0.4), (2.0, 0.3)  # lognormal (median, sigma): an item; its label
+DRIFT_WARMUP_S = 1800.0  # the loop runs from this long before the trace
+
+
+def paced(rng: random.Random, start: float, n: int, pace: float) -> list[float]:
+    """`n` requests from `start` at `pace` req/s: one per 1/pace slot, each at a uniform offset in its slot."""
+    return [start + (j + rng.random()) / pace for j in range(n)]
+
+
+def cron_reports(rng: random.Random, seconds: float) -> list[tuple[float, int, int]]:
+    """A CronJob on the clock (a fixed rate): every DRIFT_CRON_S from a seeded phase its Job's pod starts (a lognormal
+    DRIFT_CRON_START_S later) and refreshes DRIFT_REPORTS dashboards, paced at DRIFT_REPORT_PACE, long prompts in; the
+    run fired before the trace may still be sending as it opens."""
+    phase, rows = rng.uniform(0.0, DRIFT_CRON_S), []
+    for k in range(-1, int((seconds - phase) // DRIFT_CRON_S) + 1):
+        start = phase + k * DRIFT_CRON_S + lognormal_draw(rng, DRIFT_CRON_START_S)
+        rows.extend((t, clamp(lognormal_draw(rng, DRIFT_REPORT_PROMPT), PROMPT_MAX),
+                     clamp(lognormal_draw(rng, DRIFT_REPORT_OUTPUT), OUTPUT_MAX))
+                    for t in paced(rng, start, DRIFT_REPORTS, DRIFT_REPORT_PACE) if 0.0 <= t < seconds)
+    return rows
+
+
+def delay_loop(rng: random.Random, seconds: float) -> list[tuple[float, int, int]]:
+    """A worker looping with a fixed delay: each run labels the items queued since the last run started (Poisson at
+    DRIFT_ITEMS times a Gamma factor of mean 1 and CV DRIFT_ITEMS_CV per DRIFT_ITEMS_PERIOD_S), paced at
+    DRIFT_LABEL_PACE; when the last reply is back it sleeps DRIFT_DELAY_S. So its period is the sleep plus the run,
+    which grows with the items, and its runs slip against the clock. It starts DRIFT_WARMUP_S before the trace."""
+    warm, k = DRIFT_WARMUP_S, 1.0 / DRIFT_ITEMS_CV ** 2
+    factors = [rng.gammavariate(k, 1.0 / k) for _ in range(int((seconds + warm) // DRIFT_ITEMS_PERIOD_S) + 1)]
+    inflow = [t - warm for t in renewal(rng, lambda t: DRIFT_ITEMS * factors[int(t // DRIFT_ITEMS_PERIOD_S)],
+                                        seconds + warm, 1.0)]  # Poisson at the modulated rate
+    rows, last, start = [], -warm, -warm + rng.uniform(0.0, DRIFT_DELAY_S)
+    while start < seconds:
+        items = bisect.bisect_left(inflow, start) - bisect.bisect_left(inflow, last)
+        sent = paced(rng, start, items, DRIFT_LABEL_PACE)
+        rows.extend((t, clamp(lognormal_draw(rng, DRIFT_LABEL_PROMPT), PROMPT_MAX),
+                     clamp(lognormal_draw(rng, DRIFT_LABEL_OUTPUT), OUTPUT_MAX)) for t in sent if 0.0 <= t < seconds)
+        last, start = start, (sent[-1] if sent else start) + lognormal_draw(rng, DRIFT_REPLY_S) + DRIFT_DELAY_S
+    return rows
+
+
+def drifting_jobs(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Interactive traffic, Poisson at DRIFT_OTHER with the conversation trace's lengths, plus a CronJob's report runs
+    and a fixed-delay loop's labelling runs. The rows, and the jobs' requests per 10 s."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, DRIFT_OTHER, 0.0, seconds)]
+    jobs = cron_reports(rng, seconds) + delay_loop(rng, seconds)
+    return sorted(rows + jobs), per_bin_counts((t for t, _, _ in jobs), seconds, 10.0)
+
+
+CANARY_TOTAL = 14.0  # req/s the product sends to the model, split by weight between the primary and the canary
+# Flagger's analysis: a check every interval, the canary's weight raised a step at each passed one up to the max, the
+# traffic routed back to the primary after `threshold` failed ones (the values of its podinfo examples)
+CANARY_INTERVAL_S, CANARY_STEP, CANARY_MAX, CANARY_THRESHOLD = 60.0, 0.1, 0.5, 5
+CANARY_START_S, CANARY_FAILS_AT = (30.0, 90.0), (2, 3)  # uniform: the first analysis; the step whose checks fail
+CANARY_FIX_S, CANARY_ROLLOUT_S = (60.0, 180.0), (60.0, 120.0)  # uniform: rollback to the fix; the primary's rollout
+
+
+def canary_weights(rng: random.Random) -> list[tuple[float, float]]:
+    """(from, the canary's weight) over the trace, oldest first. A first analysis raises the weight a CANARY_STEP each
+    CANARY_INTERVAL_S until the checks fail at a seeded step; they fail CANARY_THRESHOLD times, holding the weight, and
+    the traffic goes back to the primary. A fixed revision starts a second analysis, which passes every check to
+    CANARY_MAX; the canary is promoted (its spec copied over the primary, whose rolling update Flagger waits for) and
+    all the traffic goes back to the primary."""
+    def analysis(start: float, steps: int) -> list[tuple[float, float]]:
+        return [(start + k * CANARY_INTERVAL_S, round((k + 1) * CANARY_STEP, 2)) for k in range(steps)]
+    start, fails_at = rng.uniform(*CANARY_START_S), rng.choice(CANARY_FAILS_AT)
+    rollback = start + (fails_at - 1 + CANARY_THRESHOLD) * CANARY_INTERVAL_S
+    again, steps = rollback + rng.uniform(*CANARY_FIX_S), round(CANARY_MAX / CANARY_STEP)
+    promoted = again + steps * CANARY_INTERVAL_S + rng.uniform(*CANARY_ROLLOUT_S)
+    return [(0.0, 0.0)] + analysis(start, fails_at) + [(rollback, 0.0)] + analysis(again, steps) + [(promoted, 0.0)]
+
+
+def canary_rollback(rng: random.Random, seconds: float,
+                    weights: list[tuple[float, float]]) -> list[tuple[float, int, int]]:
+    """The primary's traffic: the product's requests, Poisson at CANARY_TOTAL with the conversation trace's lengths,
+    less those the mesh routes to the canary at its weight (each request on its own), so Poisson at the rest."""
+    ends = [at for at, _ in weights[1:]] + [seconds]
+    return [(t, *conv_lengths(rng)) for (at, weight), end in zip(weights, ends)
+            for t in poisson_times(rng, CANARY_TOTAL * (1.0 - weight), at, end)]
+
+
+SET17 = ("push-wave", "drifting-jobs", "canary-rollback")
+
+
+def set17_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised session or job requests spread over each 10 s, or the primary's share of the product's) of one set-17
+    trace, each from its own random stream."""
+    rng = random.Random(f"unseen-set17/{name}/{seed}")
+    seconds = 1200.0
+    if name == "push-wave":
+        rows, per_10s = push_wave(rng, seconds, rng.uniform(*PUSH_SEND_S))
+        return rows, seconds, binned_rate(PUSH_OTHER, per_10s, 10.0)
+    if name == "drifting-jobs":
+        rows, per_10s = drifting_jobs(rng, seconds)
+        return rows, seconds, binned_rate(DRIFT_OTHER, per_10s, 10.0)
+    if name == "canary-rollback":
+        weights = canary_weights(rng)
+        share = last_step(weights)
+        return canary_rollback(rng, seconds, weights), seconds, lambda t: CANARY_TOTAL * (1.0 - share(t))
+    raise ValueError(f"trace: expected one of {', '.join(SET17)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
         10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace),
-        14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace)}
+        14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace), 17: (SET17, set17_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

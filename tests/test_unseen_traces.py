@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 16 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 17 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -240,7 +240,8 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
 @pytest.mark.parametrize("number, low_rps, top_rps", [(4, 6.0, 12.0), (5, 6.0, 14.0), (6, 6.0, 14.0), (7, 6.0, 14.0),
                                                     (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0),
                                                     (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0),
-                                                    (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0)])
+                                                    (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0),
+                                                    (17, 7.0, 13.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -262,10 +263,10 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   10: (unseen.SET10, unseen.set10_trace, 0.1), 11: (unseen.SET11, unseen.set11_trace, 0.1),
                   12: (unseen.SET12, unseen.set12_trace, 0.1), 13: (unseen.SET13, unseen.set13_trace, 0.1),
                   14: (unseen.SET14, unseen.set14_trace, 0.1), 15: (unseen.SET15, unseen.set15_trace, 0.1),
-                  16: (unseen.SET16, unseen.set16_trace, 0.1)}
+                  16: (unseen.SET16, unseen.set16_trace, 0.1), 17: (unseen.SET17, unseen.set17_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -279,10 +280,11 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     for rl-rollouts, of the realised fallen-back requests per 10 s for gateway-fallback, of the realised messages per
     10 s for waiting-room, of the realised indexing calls, spilled requests and worker calls per 10 s for
     contextual-ingest, ptu-spillover and crashloop-replays, of the realised consumer calls, batch requests and report
-    attempts per 10 s for consumer-scaleout, valley-fill and timeout-retries) within 5%: 0.973-1.022 on seeds 0-15 for
-    set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7, 0.971-1.013 for set 8, 0.983-1.015 for
-    set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set 12, 0.976-1.013 for set 13, 0.976-1.018
-    for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16."""
+    attempts per 10 s for consumer-scaleout, valley-fill and timeout-retries, of the realised session and job requests
+    per 10 s for push-wave and drifting-jobs, of the realised canary weights for canary-rollback) within 5%: 0.973-1.022
+    on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7, 0.971-1.013 for set
+    8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set 12, 0.976-1.013 for
+    set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for set 17."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -1665,8 +1667,231 @@ def test_timeout_retries_send_each_long_report_again_a_minute_later_cut_at_the_t
     check_timeout_retries(arrivals, times, seconds)
 
 
+def rate_between(times: list[float]):
+    """rate(a, b): requests/s of `times` (sorted) in [a, b)."""
+    return lambda a, b: (bisect.bisect_left(times, b) - bisect.bisect_left(times, a)) / (b - a)
+
+
+def check_push_wave(times: list[float], seconds: float, send: float, delivered: float) -> None:
+    """The shape test_push_wave_... asserts, on any trace (so a look-alike can be shown to fail it); `send` and
+    `delivered` are the generator's, when the campaign's deliveries start and end."""
+    base, rate = unseen.PUSH_OTHER, rate_between(times)
+    assert abs(rate(0.0, send + 30.0) / base - 1.0) < 0.15  # the other traffic alone: nobody has opened yet
+    assert rate(send, send + 60.0) <= 1.3 * base  # no jump at the send: the opens come minutes after the deliveries
+    excess = {a: rate(a, a + 60.0) - base for a in range(0, int(seconds) - 59, 10)}  # each minute, on a 10 s grid
+    peak = max(excess, key=excess.get)
+    top = excess[peak]
+    assert top >= 1.2 * base, top  # the wave more than doubles the load
+    assert 60.0 <= peak - delivered <= 420.0, peak - delivered  # and peaks minutes after the last delivery
+    rise = next(a for a in excess if excess[a] >= top / 2.0)
+    fall = max(a for a in excess if excess[a] >= top / 2.0)
+    assert rise - send >= 100.0, rise - send  # half the peak only after the first 100 s
+    assert fall - peak >= 1.6 * (peak - rise), (rise, peak, fall)  # a long tail: above half far longer after the peak
+    assert 0.3 <= (rate(seconds - 180.0, seconds) - base) / top <= 0.75  # falling, but still well up at the end
+
+
+def push_send() -> tuple[float, float]:
+    """push-wave's delivery window for seed 0 (its generator's first draw)."""
+    return unseen.push_window(random.Random("unseen-set17/push-wave/0").uniform(*unseen.PUSH_SEND_S))
+
+
+def test_push_wave_rises_for_minutes_after_the_send_and_keeps_a_long_tail(set_arrivals):
+    """5 req/s of the app's other traffic (the conversation trace's lengths) plus the chats a push campaign opens:
+    200,000 recipients delivered evenly at 100,000 a minute from minute 1-2.5, half on iOS (1.77% open it, after a
+    median 7 minutes) and half on Android (3.48%, 48 minutes), the time to open lognormal (sigma 1.0), each open a chat
+    of 3 messages on average. On seeds 0-15: the first minute after the send at 0.83-1.07x the 5 req/s; half the
+    peak reached 137-163 s after the send; the busiest minute at 2.45-2.80x the other traffic, 127-307 s after the last
+    delivery, above half its excess for 90-280 s before it and 500-770 s after (to the end on most seeds); the last 3
+    minutes still at 0.42-0.57 of its excess. It does not tell the opens' lognormal delays from another wave of the
+    same timing (a gamma-shaped excess from a minute after the send passes it), nor look at the chats."""
+    arrivals = set_arrivals(17)["push-wave.csv"]
+    times, seconds, _ = shifted("push-wave", arrivals, unseen.set17_trace)
+    check_push_wave(times, seconds, *push_send())
+
+
+def test_push_wave_check_rejects_a_flash_crowd_a_symmetric_wave_and_poisson(set_arrivals):
+    """With the trace's excess at its peak, a flash crowd (flash-crowd's shape: a 30 s linear rise at the send, 2
+    minutes held, an exponential decay of 4 minutes: it jumps at the send) and a symmetric wave (a raised cosine up
+    from the send to the trace's peak and down as fast: no tail) each fail the check, as does Poisson at the mean."""
+    arrivals = set_arrivals(17)["push-wave.csv"]
+    times, seconds, _ = shifted("push-wave", arrivals, unseen.set17_trace)
+    send, delivered = push_send()
+    base, rate = unseen.PUSH_OTHER, rate_between(times)
+    peak = max(range(0, int(seconds) - 59, 10), key=lambda a: rate(a, a + 60.0)) + 30.0  # the busiest minute's middle
+    top = rate(peak - 30.0, peak + 30.0) - base
+
+    def flash(t: float) -> float:
+        into = t - send
+        if into < 0.0:
+            return base
+        return base + top * (min(into / 30.0, 1.0) if into < 150.0 else math.exp(-(into - 150.0) / 240.0))
+
+    def symmetric(t: float) -> float:
+        return base + top * (1.0 - unseen.raised_cosine(abs(t - peak), peak - send))
+    rng = random.Random("look-alikes/push-wave")
+    for look_alike in (flash, symmetric, lambda t: len(times) / seconds):
+        with pytest.raises(AssertionError):
+            check_push_wave(unseen.renewal(rng, look_alike, seconds, 1.0), seconds, send, delivered)
+
+
+# drifting-jobs: the cron's reports (prompts of median 8,000 tokens) have longer prompts, and the loop's labels (outputs
+# of median 2) shorter outputs, than 99.9% of the conversation trace's requests
+REPORT_PROMPT, LABEL_OUTPUT = 5000, 4
+
+
+def is_report(arrival) -> bool:
+    return arrival.prompt_tokens > REPORT_PROMPT
+
+
+def is_label(arrival) -> bool:
+    return arrival.max_tokens <= LABEL_OUTPUT
+
+
+def job_runs(arrivals: list, times: list[float], job, least: int = 100) -> list[tuple[float, float, int]]:
+    """(first, last, count) of each run of `least` or more of one job's requests (`job(arrival)` picks them) at most 2 s
+    apart: the job's paced runs."""
+    return [run for run in clusters([t for t, a in zip(times, arrivals) if job(a)], 2.0) if run[2] >= least]
+
+
+def check_drifting_jobs(arrivals: list, times: list[float], seconds: float) -> None:
+    """The shape test_drifting_jobs_... asserts, on any trace."""
+    def inside(runs: list) -> list:
+        return [run for run in runs if 1.0 < run[0] and run[1] < seconds - 1.0]
+    reports, labels = inside(job_runs(arrivals, times, is_report)), inside(job_runs(arrivals, times, is_label))
+    assert len(reports) >= 5 and len(labels) >= 3, (reports, labels)
+    # the CronJob keeps the clock: its runs start every 3 minutes, give or take its pod's start-up
+    assert all(abs(b[0] - a[0] - unseen.DRIFT_CRON_S) <= 8.0 for a, b in zip(reports, reports[1:])), reports
+    # the loop keeps its sleep: each run starts the fixed delay (and its last reply) after the one before ended
+    rests = [b[0] - a[1] for a, b in zip(labels, labels[1:])]
+    assert all(0.0 <= r - unseen.DRIFT_DELAY_S <= 4.0 for r in rests), rests
+    # so its period is the sleep plus a run as long as its backlog: longer than the cron's, and uneven
+    gaps = [b[0] - a[0] for a, b in zip(labels, labels[1:])]
+    assert min(gaps) >= unseen.DRIFT_CRON_S + 20.0 and max(gaps) - min(gaps) >= 5.0, gaps
+    both = [any(r[0] < label[1] and label[0] < r[1] for r in reports) for label in labels]
+    assert any(both) and not all(both), both  # its runs slip through the cron's: some coincide, some fall between
+    # the busiest 10 s come when they coincide: the other traffic and either job alone send 14-18 req/s
+    assert max(counts(times, 10.0, seconds)) >= 220
+    busy: list[list[float]] = []  # when either job sends: its runs, merged
+    for first, last, _ in sorted(job_runs(arrivals, times, is_report, 20) + job_runs(arrivals, times, is_label, 20)):
+        if busy and first <= busy[-1][1] + 10.0:
+            busy[-1][1] = max(busy[-1][1], last)
+        else:
+            busy.append([first, last])
+    quiet = [(a + 2.0, b - 2.0) for a, b in zip([-2.0] + [end for _, end in busy], [start for start, _ in busy] +
+                                                [seconds + 2.0]) if b - a > 20.0]
+    rate = rate_between(times)
+    between = sum(rate(a, b) * (b - a) for a, b in quiet) / sum(b - a for a, b in quiet)
+    assert abs(between / unseen.DRIFT_OTHER - 1.0) < 0.1, between  # between the runs, the other traffic alone
+
+
+def test_drifting_jobs_keep_the_clock_and_the_sleep_and_slip_through_each_other(set_arrivals):
+    """6 req/s of interactive traffic (the conversation trace's lengths) plus two jobs meant to run every 3 minutes: a
+    CronJob (*/3: on the clock, a fixed rate) refreshing 300 dashboards at 8 req/s (prompts of median 8,000 tokens),
+    and a worker loop that sleeps 3 minutes after each run (a fixed delay) and labels, at 12 req/s, the items queued
+    since its last run started (3 items/s, times a Gamma factor a minute of CV 0.5; outputs of median 2 tokens). So the
+    loop's period is 180 s plus its run (~60 s, longer after a busy spell) and its runs slip through the cron's. On
+    seeds 0-15: 6-7 cron runs wholly inside the trace, 176-185 s apart; 4-5 loop runs, 213-278 s apart, each starting
+    180.4-182.5 s after the last ended; 2-4 of them overlapping a cron run and 1-2 not; the busiest 10 s at 26-28 req/s;
+    between the runs 0.96-1.06x the 6 req/s. It tells the fixed delay from a fixed rate only through the loop's uneven
+    runs (32-96 s): with runs of one length the two would be the same, and it would reject both."""
+    arrivals = set_arrivals(17)["drifting-jobs.csv"]
+    times, seconds, _ = shifted("drifting-jobs", arrivals, unseen.set17_trace)
+    check_drifting_jobs(arrivals, times, seconds)
+
+
+def at_fixed_rate(arrivals: list, times: list[float]) -> tuple[list, list[float]]:
+    """The trace with the loop's runs moved to start evenly between its first and last (scheduleAtFixedRate at its
+    mean period), each run kept whole."""
+    labels = job_runs(arrivals, times, is_label)
+    period = (labels[-1][0] - labels[0][0]) / (len(labels) - 1)
+    moved = []
+    for t, a in zip(times, arrivals):
+        run = next((k for k, (first, last, _) in enumerate(labels) if first <= t <= last), None)
+        if run is not None and is_label(a):
+            t += labels[0][0] + run * period - labels[run][0]
+        moved.append((t, a))
+    moved.sort(key=lambda pair: pair[0])
+    return [a for _, a in moved], [t for t, _ in moved]
+
+
+def test_drifting_jobs_check_rejects_the_loop_at_a_fixed_rate_and_poisson(set_arrivals):
+    """The trace with the loop's runs at a fixed rate (its mean period: the rests then vary with the runs' lengths)
+    and the same requests at uniform random times (Poisson at the mean) each fail the check."""
+    arrivals = set_arrivals(17)["drifting-jobs.csv"]
+    times, seconds, _ = shifted("drifting-jobs", arrivals, unseen.set17_trace)
+    with pytest.raises(AssertionError):
+        check_drifting_jobs(*at_fixed_rate(arrivals, times), seconds)
+    rng = random.Random("look-alikes/drifting-jobs")
+    with pytest.raises(AssertionError):
+        check_drifting_jobs(arrivals, sorted(rng.uniform(0.0, seconds) for _ in times), seconds)
+
+
+def check_canary_rollback(times: list[float], seconds: float, weights: list[tuple[float, float]]) -> None:
+    """The shape test_canary_rollback_... asserts, on any trace; `weights` are the generator's (from, the canary's
+    weight), oldest first."""
+    total, rate = unseen.CANARY_TOTAL, rate_between(times)
+    ends = [at for at, _ in weights[1:]] + [seconds]
+    for (at, weight), end in zip(weights, ends):  # each step at the primary's share: a step down a minute
+        if end - at >= 50.0:
+            assert abs(rate(at + 2.0, end - 2.0) / (total * (1.0 - weight)) - 1.0) < 0.15, (at, weight)
+    (held, weight), until = max(((step, end) for step, end in zip(weights, ends) if step[1] > 0.0),
+                                key=lambda pair: pair[1] - pair[0][0])
+    assert until - held >= 4 * unseen.CANARY_INTERVAL_S and weight >= 0.2  # a step held while the checks fail
+    minutes = [rate(a, a + 60.0) / (total * (1.0 - weight)) for a in range(int(held), int(until) - 59, 60)]
+    assert all(abs(m - 1.0) < 0.2 for m in minutes), minutes  # and level all along
+    returns = [(at, weights[i - 1][1]) for i, (at, w) in enumerate(weights) if i and w == 0.0]
+    assert len(returns) == 2  # rolled back, then promoted
+    for at, lent in returns:  # each time the share lent to the canary comes back at once
+        assert rate(at - 30.0, at) <= 1.2 * total * (1.0 - lent), at
+        assert rate(at, at + 30.0) >= 0.8 * total, at
+
+
+def canary_schedule() -> list[tuple[float, float]]:
+    """canary-rollback's weights for seed 0 (its generator's first draws)."""
+    return unseen.canary_weights(random.Random("unseen-set17/canary-rollback/0"))
+
+
+def test_canary_rollback_lends_the_primarys_traffic_in_steps_and_takes_it_back_at_once(set_arrivals):
+    """The primary of a Flagger canary: the product's 14 req/s (the conversation trace's lengths) less the canary's
+    weight, routed request by request. Flagger's analysis (its podinfo example: a check a minute, +10% at each passed
+    one up to 50%, rolled back at 5 failed ones): a first analysis from minute 0.5-1.5 fails its checks at 20% or 30%,
+    holds that weight 5 minutes and routes everything back; a fix 1-3 minutes later passes every step to 50%, held
+    through the primary's 1-2 minute rolling update, and all the traffic comes back. On seeds 0-15: every step of 50 s
+    or more at 0.89-1.10x the primary's share of 14 req/s (the held one's minutes 0.91-1.09x); the 30 s after each
+    return at 0.88-1.09x the 14, the 30 s before at 0.89-1.13x the share left before it. It checks the trace against
+    the generator's weights, 30 s at a time: a return walked back within ~20 s passes it, and so, on some draws, do
+    burstier arrivals at the same levels."""
+    arrivals = set_arrivals(17)["canary-rollback.csv"]
+    times, seconds, _ = shifted("canary-rollback", arrivals, unseen.set17_trace)
+    check_canary_rollback(times, seconds, canary_schedule())
+
+
+def walked_back(weights: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The same weights with each return to the primary walked back a step every 30 s instead of at once."""
+    steps = []
+    for i, (at, weight) in enumerate(weights):
+        lent = weights[i - 1][1] if i and weight == 0.0 else 0.0
+        back = round(lent / unseen.CANARY_STEP)
+        steps += [(at + 30.0 * k, round(lent - (k + 1) * unseen.CANARY_STEP, 2)) for k in range(back)] or [(at, weight)]
+    return sorted(steps)
+
+
+def test_canary_rollback_check_rejects_a_walked_back_weight_the_canarys_side_and_poisson(set_arrivals):
+    """The same analyses with the traffic walked back a step every 30 s instead of at once, the canary's side of the
+    split (the weight's share, not the rest) and Poisson at the trace's mean each fail the check."""
+    arrivals = set_arrivals(17)["canary-rollback.csv"]
+    times, seconds, _ = shifted("canary-rollback", arrivals, unseen.set17_trace)
+    weights, total = canary_schedule(), unseen.CANARY_TOTAL
+    walked, share = unseen.last_step(walked_back(weights)), unseen.last_step(weights)
+    rng = random.Random("look-alikes/canary-rollback")
+    mean = len(times) / seconds
+    for look_alike in (lambda t: total * (1.0 - walked(t)), lambda t: total * share(t), lambda t: mean):
+        with pytest.raises(AssertionError):
+            check_canary_rollback(unseen.renewal(rng, look_alike, seconds, 1.0), seconds, weights)
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "17"], "--set"),
+    (["--set", "18"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
