@@ -307,8 +307,9 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, noise: float, bu
     sustained = max(_sustained(config, est, forecast, noise, weight))
     burst, window = headroom.burst_replicas(bursts, running=est.running, capacity_rps=capacity, slots=est.slots,
                                             slot_share=BURST_SLOT_SHARE, target_utilization=config.target_utilization)
-    # A burst's prompt tokens may take the same share of the prefill's throughput as its requests
-    # take of the slots.
+    # A burst's prompt tokens may take TPOT_TARGET_SHARE of the prefill's throughput, not all of it
+    # as its requests may of the slots: while a replica's steps are all prefill chunks, the requests
+    # decoding beside them get one token per full step (0.29 s at vLLM's 8,192-token budget).
     prefill, prefill_window = headroom.prefill_replicas(prompt_bursts, in_flight=est.prompt_tokens_in_flight or 0.0,
                                                         prefill_tps=config.prefill_tps, budget_s=config.budget_s,
                                                         share=TPOT_TARGET_SHARE)
