@@ -537,6 +537,22 @@ def test_a_burst_seen_keeps_headroom_after_it_and_the_headroom_decays():
     assert bursts.peak(5.0) == pytest.approx(300 / 2, rel=0.02)  # half as loud one half-life later
 
 
+def test_a_remembered_burst_keeps_demand_but_not_activity_once_nothing_arrives():
+    # 300 requests in 5 s on 2 replicas, then nothing for a rate window: the burst history still
+    # asks for replicas (it decays over 20 minutes and never reaches zero), but there is no work,
+    # so KEDA may scale the model to zero (IsActive false). Before: active for as long as remembered.
+    config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 20.0})
+    scenario, total = Scenario(config), 0.0
+    for t in range(30):
+        total += 60.0 if 20 <= t < 25 else 1.0
+        busy = scenario.tick(waiting=0, running=4, ready=2, completions_per_s=1, arrivals_total=total)
+    assert busy.active
+    quiet = scenario.hold(int(config.rate_window_s) + 1, waiting=0, running=0, ready=2, completions_per_s=0,
+                          arrivals_total=total)
+    assert quiet.demand > 1.0 and quiet.burst_window_s == 5.0  # the burst is still remembered
+    assert quiet.arrival_rps == 0 and not quiet.active
+
+
 def test_a_burst_of_long_prompts_keeps_prefill_headroom_its_count_does_not_show():
     # 2 ready at 10 req/s of 500-token prompts (2.5 replicas at 0.8 of 5 req/s); for 15 s, 3 req/s
     # more of 20,000-token documents: 195 requests in 15 s and 250 slots a replica, so the request

@@ -122,7 +122,10 @@ class Decision:
 
     @property
     def active(self) -> bool:
-        return self.demand > 0 or self.waiting + self.running > 0 or self.arrival_rps > 0
+        """Work to do now: requests waiting, running or arriving. The demand a remembered burst keeps
+        is not work: it decays over the history's half-life and never reaches zero, and a model with
+        nothing to serve for a rate window may scale to zero (KEDA's IsActive)."""
+        return self.waiting + self.running > 0 or self.arrival_rps > 0
 
     def log_fields(self) -> dict:
         out = asdict(self)
