@@ -62,7 +62,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - rate-noise-widened: that noise widened by the counts' index of dispersion, as the trend's test
   is (tried in stop 44, not in: docs/policy.md);
 - no-one-second-window: the burst histories counted over 5 s windows at the shortest, not 1 s
-  (the headroom to stop 44).
+  (the headroom to stop 44);
+- prefill-at-tpot-share: a burst's prompt tokens planned at TPOT_TARGET_SHARE of the prefill
+  throughput whatever the target utilisation (the prefill term to the first half of stop 45).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.
@@ -445,6 +447,13 @@ class NoOneSecondWindow(Variant):
     patch = (headroom, "BURST_WINDOWS_S", tuple(w for w in headroom.BURST_WINDOWS_S if w > 1.0))
 
 
+class PrefillAtTpotShare(Variant):
+    """A burst's prompt tokens planned at TPOT_TARGET_SHARE of the prefill throughput at every target
+    utilisation (the prefill term to the first half of stop 45)."""
+    name = "ours-prefill-at-tpot-share"
+    patch = (decide_module, "prefill_share", lambda config: decide_module.TPOT_TARGET_SHARE)
+
+
 class ShortBurstMemory(Variant):
     """Bursts forgotten with a 5-minute half-life instead of 20 minutes."""
     name = "ours-short-burst-memory"
@@ -456,7 +465,8 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, CountedEvidence, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
-            PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseWidened, NoOneSecondWindow)
+            PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseWidened, NoOneSecondWindow,
+            PrefillAtTpotShare)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

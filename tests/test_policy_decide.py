@@ -579,13 +579,15 @@ def test_a_burst_of_long_prompts_keeps_prefill_headroom_its_count_does_not_show(
     assert decision.prefill_burst == 0.0 and decision.need == pytest.approx(10 / (5 * 0.8))  # the sustained rate's
 
 
-def test_a_clump_of_prompts_that_arrives_at_once_is_prefilled_within_the_budget_alone():
+@pytest.mark.parametrize("utilization, share", [(0.8, 0.7), (0.5, 0.5)])
+def test_a_clump_of_prompts_that_arrives_at_once_is_prefilled_within_the_budget_alone(utilization, share):
     # 2 ready at 10 req/s of 500-token prompts; at 20 s a client replays 200 requests of 2,000 tokens
     # within one second (400,000 tokens). Its last request has the TTFT budget alone to be prefilled
     # in: the 1 s window asks for what clears the clump in 1 s + B, where the 5 s window would
-    # credit it with 5 s + B (under half as many replicas).
+    # credit it with 5 s + B (under half as many replicas). The prefill is planned at the target
+    # utilisation's share of its throughput, and at most 0.7 (TPOT_TARGET_SHARE).
     config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 250.0, "prefill_tps": 20_000,
-                             "expected_prefill_s": 0.05})
+                             "expected_prefill_s": 0.05, "target_utilization": utilization})
     scenario, arrived, prompt = Scenario(config), 0.0, 0.0
     for t in range(40):
         clump = t == 20
@@ -593,9 +595,9 @@ def test_a_clump_of_prompts_that_arrives_at_once_is_prefilled_within_the_budget_
         prompt += 10 * 500 + (200 * 2_000 if clump else 0)
         decision = scenario.tick(waiting=0, running=20, ready=2, completions_per_s=10, arrivals_total=arrived,
                                  prompt_tokens_total=prompt, prompt_tokens_in_flight=0.0)
-    share = 0.7 * config.prefill_tps
-    one_second = (400_000 + 5_000) / (share * (1 + config.budget_s))
-    five_seconds = (400_000 + 5 * 5_000) / (share * (5 + config.budget_s))
+    throughput = share * config.prefill_tps
+    one_second = (400_000 + 5_000) / (throughput * (1 + config.budget_s))
+    five_seconds = (400_000 + 5 * 5_000) / (throughput * (5 + config.budget_s))
     assert decision.burst_window_s == 1.0, decision.notes
     assert decision.prefill_burst == pytest.approx(one_second, rel=0.02) and one_second > 2 * five_seconds
     assert decision.need == pytest.approx(decision.prefill_burst)

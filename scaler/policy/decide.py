@@ -310,12 +310,9 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, noise: float, bu
     sustained = max(_sustained(config, est, forecast, noise, weight))
     burst, window = headroom.burst_replicas(bursts, running=est.running, capacity_rps=capacity, slots=est.slots,
                                             slot_share=BURST_SLOT_SHARE, target_utilization=config.target_utilization)
-    # A burst's prompt tokens may take TPOT_TARGET_SHARE of the prefill's throughput, not all of it
-    # as its requests may of the slots: while a replica's steps are all prefill chunks, the requests
-    # decoding beside them get one token per full step (0.29 s at vLLM's 8,192-token budget).
     prefill, prefill_window = headroom.prefill_replicas(prompt_bursts, in_flight=est.prompt_tokens_in_flight or 0.0,
                                                         prefill_tps=config.prefill_tps, budget_s=config.budget_s,
-                                                        share=TPOT_TARGET_SHARE)
+                                                        share=prefill_share(config))
     if prefill > burst:
         burst, window = prefill, prefill_window
     decode = max(_tpot_replicas(config, est), _batch_replicas(config, est), slow_need)
@@ -323,6 +320,15 @@ def _need(config: PolicyConfig, est: Estimate, forecast: float, noise: float, bu
     if burst > max(sustained, decode):
         return burst, seen, window, prefill
     return max(sustained, decode), seen, 0.0, prefill
+
+
+def prefill_share(config: PolicyConfig) -> float:
+    """The share of a replica's prefill throughput a burst's prompt tokens may take: the target
+    utilisation, and at most TPOT_TARGET_SHARE. Not all of it, as a burst's requests may take of the
+    slots: while a replica's steps are all prefill chunks, the requests decoding beside them get one
+    token per full step (0.29 s at vLLM's 8,192-token budget), so the backlog a burst leaves must be
+    short, and a fleet planned at a lower share of its capacity plans its prompt bursts there too."""
+    return min(TPOT_TARGET_SHARE, config.target_utilization)
 
 
 def _sustained(config: PolicyConfig, est: Estimate, rate: float, noise: float, weight: float) -> tuple[float, float]:
