@@ -35,7 +35,8 @@ RELEASE_HOLD_LATENCIES = 1.0
 MAX_DEMAND_REPLICAS = 1000
 # Replicas are added until the measured time per output token sits at this share of the TPOT SLO
 # (a request's mean TPOT varies around the fleet's: busier replicas, prefill-heavy seconds), and
-# until the batches hold this share of the safe concurrency S, where TPOT p95 reaches its SLO.
+# until the batches hold this share of the safe concurrency S, where TPOT p95 reaches its SLO. It
+# also caps the share of the prefill throughput a burst's prompt tokens may take (prefill_share).
 TPOT_TARGET_SHARE = 0.7
 # A burst shorter than a scale-up may fill the ready replicas' batches to all of S: the share
 # above is for the batch a replica keeps, and a burst passes. (Stops 37-39 filled them to
