@@ -15,8 +15,8 @@ Requests are not all the same work: a burst of long prompts (documents sent in a
 prefill, not the slots, and its count looks like any other. So the same history is kept in prompt
 tokens, and N replicas hold a burst of T_w prompt tokens over w seconds while their prefill, at a
 share of its throughput V_P (the caller's: decide.prefill_share, the target utilisation and at most
-TPOT_TARGET_SHARE, as the requests decoding beside a prefill wait for its chunks), clears it and the P tokens already in flight before the
-burst's last request has waited out the TTFT budget B:
+TPOT_TARGET_SHARE, as the requests decoding beside a prefill wait for its chunks), clears it and
+the P tokens already in flight before the burst's last request has waited out the TTFT budget B:
 
     N >= (T_w + P) / (share x V_P x (w + B))
 
