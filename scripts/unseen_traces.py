@@ -1076,9 +1076,88 @@ taken). Nothing here is cited from memory.
   share left before it. Where model-merge moves another model's traffic here in 2-minute steps for good and steps
   rises and comes back, here the load falls a step a minute, holds, and comes back within a second, twice.
 
+Set 18 (`--set 18`): three more shapes, 20 minutes each, chosen from the documentation and source of tools that send
+work to a model (Temporal's retry policy, lm-evaluation-harness's API client, LangChain's batch() over Python's thread
+pool) and a published account of a model marketplace's traffic, without running any policy on them or reading any
+policy's result (nor any results file); the set is held out, designed blind. "Ours" and "SOURCES.md" mark the same as in
+set 4. Read this session, through a search of stored copies: the pages and files cited below, in excerpts or whole as
+said; also seen and not used: Slack's Events API retries, as a Japanese write-up of them describes (a delivery not
+answered within 3 s is sent again at once, after a minute and after five: resends at fixed lags, as in timeout-retries),
+LiteLLM's deployment `order` (its issue 18444 reports it ignored, so an overflow to a second deployment was not taken)
+and school bell schedules (stops at clock times, staggered from school to school). Nothing here is cited from memory.
+
+- `activity-retries.csv` (~8.4 requests/s; 7.90-8.93 on seeds 0-15): workflows whose activity summarises a ticket with
+  the model and then writes the summary to a CRM, while the CRM is down: each attempt's write fails, and Temporal
+  retries the whole activity, the model call with it, after 1, 2, 4 ... s and then every 100 s for as long as the outage
+  lasts, so the model's load climbs in a line until the CRM is back, and drains within the cap after it. Temporal's
+  default Retry Policy for an Activity: Initial Interval 1 second, Backoff Coefficient 2.0, Maximum Interval 100 x the
+  Initial Interval, Maximum Attempts unlimited, the wait before a retry the smaller of the initial interval times the
+  coefficient to the power of the retries so far and the maximum, each retry a new Activity Task on its queue
+  (docs.temporal.io/encyclopedia/retry-policies, github.com/temporalio/documentation
+  docs/encyclopedia/retry-policies.mdx, read whole); a newer version of the page puts "API calls, LLM invocations, etc."
+  in Activities for their built-in retries (read in an excerpt). Here: other traffic Poisson at 4 requests/s with the
+  conversation trace's lengths; workflows started Poisson at 0.8 a second, each one activity: the model on a ticket
+  (prompt lognormal, median 1,800 tokens, sigma 0.4) for a summary (median 200, sigma 0.4), the write a lognormal 4 s
+  (sigma 0.3) after the call starts; the CRM down from a seeded time in minutes 3-5 for a seeded 9-11 minutes; a write
+  in that span fails, and the next attempt sends the same ticket for a summary drawn anew (all ours but Temporal's
+  policy). A workflow caught calls ~7 times in its first 90 s and once every ~104 s after, so with 0.8 caught a second
+  the load grows ~0.46 requests/s a minute while the outage lasts, and falls back within ~104 s of its end, each caught
+  workflow calling once more. On seeds 0-15: before the outage 0.93-1.06x the 4.8 requests/s; its last minute 7.0-10.0
+  requests/s above that (2.5-3.1x in all), its second minute 0.45-0.69 of that excess, the excess climbing 0.32-0.61
+  requests/s a minute from 150 s in; the minute after it ends 0.50-0.68 of the excess, 130-250 s after it -0.04 to 0.05;
+  in the outage 25-29% of the requests have their prompt length again 101-110 s later, before it 1-3%. Where
+  outage-retry sends a share of the lost requests back once after the recovery, crashloop-replays replays a queue's head
+  at doubling intervals and timeout-retries resends long reports twice a minute apart, here the model is healthy and its
+  load grows for as long as something behind it is down, each failed call coming back every 100 s without end.
+- `sorted-eval.csv` (~7.6 requests/s; 7.53-7.72 on seeds 0-15): lm-evaluation-harness run against the deployment through
+  its local-completions client: every multiple-choice request of a suite sent longest first in a closed loop, so the
+  prompts shrink for ten minutes while the requests come faster and faster. The harness gathers the requests of all its
+  tasks by type and runs the types in turn (lm_eval/evaluator.py, read in an excerpt); its API client sorts the
+  loglikelihood requests by length, "the negative sign on len(toks) sorts descending" so that "any OOMs will happen
+  right away", left-truncates each input to max_length, 2,058 tokens by default (max_gen_toks 256), keeps as many
+  requests in flight as its concurrency setting, and sorts the generation requests by context length, longest first too
+  (lm_eval/models/api_models.py, github.com/EleutherAI/lm-evaluation-harness, read in part); local-completions asks a
+  loglikelihood request for max_tokens 1 with echo and logprobs (lm_eval/models/openai_completions.py, read whole). The
+  Open LLM Leaderboard's (v1) shots, as model cards on huggingface.co report them ("Open LLM Leaderboard Evaluation
+  Results", read in excerpts): ARC 25, HellaSwag 10, MMLU 5, Winogrande 5, GSM8K 5. Here: other traffic Poisson at 4
+  requests/s with the conversation trace's lengths; from a seeded start in minutes 1-3 the harness with num_concurrent 2
+  and a --limit (ours): ARC-Challenge 100 questions (4 choices; contexts lognormal, median 3,000 tokens, sigma 0.1, so
+  all cut to 2,058), HellaSwag 250 (4; 900, 0.12), MMLU 10 in each of 57 subjects (4; a subject's median lognormal,
+  median 600, sigma 0.45, its questions 0.15 about it), Winogrande 250 (2; 220, 0.12), a choice adding a lognormal 12
+  tokens (sigma 0.6): 4,180 requests of one token out; then GSM8K's 150 (prompts lognormal, median 850, sigma 0.1;
+  outputs 140, 0.45, within 256); a request's latency 0.12 s plus its prompt at 6,000 tokens/s and its output at 40
+  tokens/s, times a lognormal factor (sigma 0.15; all ours but the harness's). On seeds 0-15: the sweep's 4,180 requests
+  in 581-616 s, none with a longer prompt than the one before, its first 8% at 2,058 tokens, its last at 121-175; its
+  first fifth at 4.5-4.8 requests/s and its last at 10.3-10.6 (2.2-2.3x) while the prompt tokens a second fall 2.5-3.0x;
+  the 3 minutes after it at 4.1-4.7 requests/s (the generations, 2 at a time, each decoding up to 256 tokens). Where
+  eval-suite's throttled client switches between blocks of like requests and context-creep's and meeting-turnover's
+  prompts grow, here one closed loop walks the whole suite from the longest prompt to the shortest: the request rate
+  climbs as the prefill a second falls.
+- `idle-bursts.csv` (~5.2 requests/s on seed 0; 2.48-9.24 on seeds 0-15): a long-tail model on a model marketplace, near
+  idle for minutes at a time, then one customer's batch script at full width for a minute or a few, at a level its
+  machine sets. In Alibaba Cloud's Model Studio 17.7% of the GPUs allocated served 1.35% of the inference requests
+  (Aegaeon, SOSP 2025, as summarised at particle.news), many models sitting "idle for long stretches, then receive brief
+  bursts of requests" (asiadaily.org's account of it); both read in excerpts. LangChain's batch() runs its inputs in a
+  thread pool whose max_workers is the config's max_concurrency, None unless set (langchain_core/runnables/config.py,
+  get_executor_for_config, read in excerpts), and Python's ThreadPoolExecutor then takes min(32, CPUs + 4) workers
+  (Doc/library/concurrent.futures.rst as changed by github.com/python/cpython pull request 110165, read in an excerpt).
+  Here: the marketplace's probe, a one-token request of 16 tokens every 5 s from a seeded phase; interactive users
+  Poisson at 0.6 requests/s with the conversation trace's lengths; customers' scripts started Poisson at one per 130 s
+  from 10 minutes before the trace, each a batch() over a lognormal number of items (median 500, sigma 0.6) on a machine
+  of 2, 4, 8, 16 or 32 CPUs (10, 25, 30, 20 and 15% of them), so 6-32 workers, all its items of one task (a median
+  prompt lognormal across scripts, median 1,200 tokens, sigma 0.7, its items 0.25 about it; a median output lognormal,
+  median 30, sigma 0.6, its items 0.4: extraction and labels); a call's latency 0.3 s plus its prompt at 8,000 tokens/s
+  and its output at 45 tokens/s, times a lognormal factor (sigma 0.3); all ours but the marketplace's skew and the
+  thread pool's default. A script sends 5-30 requests/s for ~20-300 s. On seeds 0-15: 28-78% of the 10 s at 1.5
+  requests/s or less, the longest such stretch 120-490 s; 2-8 bursts (30 s or more at 4 requests/s or more); the busiest
+  10 s at 17.7-44.4 requests/s; the largest rise between consecutive 10 s 10.3-39.5 requests/s. Where monday-rise and
+  day-end sit at a low level once, and contagion-bursts, mmpp-api and self-similar burst over a floor of several
+  requests a second, here the floor is the probe and a few users most of the time, and each burst is a closed loop
+  started at full width by one customer's script.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -3464,11 +3543,179 @@ def set17_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     raise ValueError(f"trace: expected one of {', '.join(SET17)}, got {name!r}")
 
 
+# ---- set 18 ---------------------------------------------------------------------------------------
+
+TEMPORAL_OTHER, TEMPORAL_WORKFLOWS = 4.0, 0.8  # req/s of other traffic; workflows started a second
+# Temporal's default Retry Policy: the first retry 1 s after the failure, each interval twice the last, capped at 100x
+# the first, no limit on the attempts
+TEMPORAL_INITIAL_S, TEMPORAL_BACKOFF, TEMPORAL_MAX_S = 1.0, 2.0, 100.0
+TEMPORAL_ONSET_S, TEMPORAL_OUTAGE_S = (180.0, 300.0), (540.0, 660.0)  # uniform: the CRM's outage starts; lasts
+TEMPORAL_CALL_S = (4.0, 0.3)  # lognormal (median, sigma): an attempt's model call, from its start to the CRM write
+TEMPORAL_TICKET, TEMPORAL_SUMMARY = (1800.0, 0.4), (200.0, 0.4)  # lognormal (median, sigma): a ticket; its summary
+
+
+def crm_outage(rng: random.Random) -> tuple[float, float]:
+    """When the CRM goes down (uniform in TEMPORAL_ONSET_S) and comes back (a uniform TEMPORAL_OUTAGE_S later)."""
+    onset = rng.uniform(*TEMPORAL_ONSET_S)
+    return onset, onset + rng.uniform(*TEMPORAL_OUTAGE_S)
+
+
+def activity_attempts(rng: random.Random, start: float, outage: tuple[float, float]) -> list[tuple[float, int, int]]:
+    """One workflow's activity: summarise a ticket with the model, then write the summary to the CRM. A write while the
+    CRM is down fails the attempt, and Temporal retries the activity, model call and all (the same ticket, a summary
+    drawn anew), the interval TEMPORAL_INITIAL_S x TEMPORAL_BACKOFF^retries, at most TEMPORAL_MAX_S, for ever."""
+    prompt, rows, t, retries = clamp(lognormal_draw(rng, TEMPORAL_TICKET), PROMPT_MAX), [], start, 0
+    while True:
+        rows.append((t, prompt, clamp(lognormal_draw(rng, TEMPORAL_SUMMARY), OUTPUT_MAX)))
+        written = t + lognormal_draw(rng, TEMPORAL_CALL_S)
+        if not outage[0] <= written < outage[1]:
+            return rows
+        t = written + min(TEMPORAL_INITIAL_S * TEMPORAL_BACKOFF ** retries, TEMPORAL_MAX_S)
+        retries += 1
+
+
+def activity_retries(rng: random.Random, seconds: float,
+                     outage: tuple[float, float]) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at TEMPORAL_OTHER with the conversation trace's lengths, plus the activities of workflows
+    started Poisson at TEMPORAL_WORKFLOWS. The rows, and the activities' model calls per 10 s."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, TEMPORAL_OTHER, 0.0, seconds)]
+    calls = [row for start in poisson_times(rng, TEMPORAL_WORKFLOWS, 0.0, seconds)
+             for row in activity_attempts(rng, start, outage) if row[0] < seconds]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+HARNESS_OTHER, HARNESS_START_S = 4.0, (60.0, 180.0)  # req/s of other traffic; uniform: when the harness starts
+# The harness's API client: num_concurrent requests in flight (ours); TemplateAPI's defaults for the longest input
+# (left-truncated to it) and for max_gen_toks
+HARNESS_CONCURRENT, HARNESS_MAX_LENGTH, HARNESS_MAX_GEN = 2, 2058, 256
+# Multiple-choice tasks (one loglikelihood request a choice, max_tokens 1): questions (--limit, ours), choices, and the
+# few-shot context lognormal (median, sigma): ARC-Challenge, HellaSwag, Winogrande; then MMLU by subject, each subject's
+# median drawn lognormal (median, sigma), its questions' sigma about it
+HARNESS_CHOICE_TASKS = ((100, 4, (3000.0, 0.1)), (250, 4, (900.0, 0.12)), (250, 2, (220.0, 0.12)))
+HARNESS_MMLU_SUBJECTS, HARNESS_MMLU_LIMIT, HARNESS_MMLU_SUBJECT, HARNESS_MMLU_SIGMA = 57, 10, (600.0, 0.45), 0.15
+HARNESS_CHOICE = (12.0, 0.6)  # lognormal (median, sigma): a choice's tokens
+HARNESS_GSM8K, HARNESS_GSM8K_PROMPT, HARNESS_GSM8K_OUTPUT = 150, (850.0, 0.1), (140.0, 0.45)  # generations; lengths
+# latency (ours): a fixed part, the prompt at a prefill pace, the output at a decode pace, times a lognormal factor
+HARNESS_OVERHEAD_S, HARNESS_PREFILL, HARNESS_DECODE, HARNESS_JITTER = 0.12, 6000.0, 40.0, 0.15
+
+
+def closed_loop(start: float, requests: list[tuple[int, int]], slots: int,
+                latency: Callable[[int, int], float]) -> tuple[list[tuple[float, int, int]], float]:
+    """(prompt, output) requests sent in their order by `slots` workers, each sending the next when its last reply is
+    back (`latency(prompt, output)` after it was sent): the rows, and when the last reply is back."""
+    free, rows = [start] * slots, []
+    for prompt, output in requests:
+        t = heapq.heappop(free)
+        rows.append((t, prompt, output))
+        heapq.heappush(free, t + latency(prompt, output))
+    return rows, max(free)
+
+
+def harness_requests(rng: random.Random) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The suite's loglikelihood requests (a question's context and one choice, left-truncated to HARNESS_MAX_LENGTH,
+    one token out) sorted longest first, as the harness's Collator orders them, then its generation requests (within
+    HARNESS_MAX_GEN tokens out), also longest first."""
+    contexts = [lognormal_draw(rng, context) for questions, choices, context in HARNESS_CHOICE_TASKS
+                for _ in range(questions) for _ in range(choices)]
+    for _ in range(HARNESS_MMLU_SUBJECTS):
+        subject = lognormal_draw(rng, HARNESS_MMLU_SUBJECT)
+        contexts += [lognormal_draw(rng, (subject, HARNESS_MMLU_SIGMA))
+                     for _ in range(HARNESS_MMLU_LIMIT) for _ in range(4)]
+    keyed = [(min(HARNESS_MAX_LENGTH, clamp(c + lognormal_draw(rng, HARNESS_CHOICE), PROMPT_MAX)), rng.random())
+             for c in contexts]
+    choices = [(prompt, 1) for prompt, _ in sorted(keyed, key=lambda pair: (-pair[0], pair[1]))]
+    generations = [(clamp(lognormal_draw(rng, HARNESS_GSM8K_PROMPT), PROMPT_MAX),
+                    clamp(lognormal_draw(rng, HARNESS_GSM8K_OUTPUT), HARNESS_MAX_GEN)) for _ in range(HARNESS_GSM8K)]
+    return choices, sorted(generations, key=lambda pair: -pair[0])
+
+
+def sorted_eval(rng: random.Random, seconds: float, start: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at HARNESS_OTHER with the conversation trace's lengths, plus the harness from `start`:
+    its loglikelihood requests, then (once the last is back) its generation requests, HARNESS_CONCURRENT in flight.
+    The rows, and the harness's requests per 10 s."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, HARNESS_OTHER, 0.0, seconds)]
+    choices, generations = harness_requests(rng)
+
+    def latency(prompt: int, output: int) -> float:
+        pace = HARNESS_OVERHEAD_S + prompt / HARNESS_PREFILL + output / HARNESS_DECODE
+        return pace * rng.lognormvariate(0.0, HARNESS_JITTER)
+    first, barrier = closed_loop(start, choices, HARNESS_CONCURRENT, latency)
+    second, _ = closed_loop(barrier, generations, HARNESS_CONCURRENT, latency)
+    job = [row for row in first + second if row[0] < seconds]
+    return sorted(rows + job), per_bin_counts((t for t, _, _ in job), seconds, 10.0)
+
+
+TAIL_PROBE_S, TAIL_PROBE_TOKENS = 5.0, 16  # the marketplace's availability probe: a one-token request every 5 s
+TAIL_PLAYGROUND = 0.6  # req/s of interactive users, with the conversation trace's lengths
+TAIL_SCRIPTS_PER_S, TAIL_WARMUP_S = 1.0 / 130.0, 600.0  # customers' scripts started a second, from this long before
+TAIL_ITEMS = (500.0, 0.6)  # lognormal (median, sigma): a script's items, one call each
+# A script's machine: its CPUs and their shares (ours); LangChain's batch() leaves max_workers to ThreadPoolExecutor,
+# whose default is min(32, CPUs + 4)
+TAIL_CPUS = ((2, 0.1), (4, 0.25), (8, 0.3), (16, 0.2), (32, 0.15))
+TAIL_PROMPT, TAIL_PROMPT_ITEM = (1200.0, 0.7), 0.25  # a script's median prompt, lognormal across scripts; per item
+TAIL_OUTPUT, TAIL_OUTPUT_ITEM = (30.0, 0.6), 0.4  # a script's median output (short: extraction, labels); per item
+TAIL_OVERHEAD_S, TAIL_PREFILL, TAIL_DECODE, TAIL_JITTER = 0.3, 8000.0, 45.0, 0.3  # latency, as the harness's (ours)
+
+
+def batch_script(rng: random.Random, start: float) -> list[tuple[float, int, int]]:
+    """One customer's batch() over its items: min(32, CPUs + 4) workers, each sending the next item when its reply is
+    back, every item of the script's one task (prompts and outputs about the script's own medians)."""
+    u, cpus = rng.random(), TAIL_CPUS[-1][0]
+    for count, share in TAIL_CPUS:
+        if u < share:
+            cpus = count
+            break
+        u -= share
+    prompt, output = lognormal_draw(rng, TAIL_PROMPT), lognormal_draw(rng, TAIL_OUTPUT)
+    items = [(clamp(lognormal_draw(rng, (prompt, TAIL_PROMPT_ITEM)), PROMPT_MAX),
+              clamp(lognormal_draw(rng, (output, TAIL_OUTPUT_ITEM)), OUTPUT_MAX))
+             for _ in range(max(1, round(lognormal_draw(rng, TAIL_ITEMS))))]
+
+    def latency(p: int, o: int) -> float:
+        return (TAIL_OVERHEAD_S + p / TAIL_PREFILL + o / TAIL_DECODE) * rng.lognormvariate(0.0, TAIL_JITTER)
+    return closed_loop(start, items, min(32, cpus + 4), latency)[0]
+
+
+def idle_bursts(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """A long-tail model's traffic: the probe every TAIL_PROBE_S from a seeded phase, interactive users Poisson at
+    TAIL_PLAYGROUND, and customers' batch scripts started Poisson at TAIL_SCRIPTS_PER_S from TAIL_WARMUP_S before the
+    trace. The rows, and the scripts' requests per 10 s."""
+    phase = rng.uniform(0.0, TAIL_PROBE_S)
+    rows = [(phase + k * TAIL_PROBE_S, TAIL_PROBE_TOKENS, 1) for k in range(int((seconds - phase) / TAIL_PROBE_S) + 1)
+            if phase + k * TAIL_PROBE_S < seconds]
+    rows += [(t, *conv_lengths(rng)) for t in poisson_times(rng, TAIL_PLAYGROUND, 0.0, seconds)]
+    scripts = [row for start in poisson_times(rng, TAIL_SCRIPTS_PER_S, -TAIL_WARMUP_S, seconds)
+               for row in batch_script(rng, start) if 0.0 <= row[0] < seconds]
+    return sorted(rows + scripts), per_bin_counts((t for t, _, _ in scripts), seconds, 10.0)
+
+
+SET18 = ("activity-retries", "sorted-eval", "idle-bursts")
+
+
+def set18_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised activity, harness or script requests spread over each 10 s, and the probe's) of one set-18 trace, each
+    from its own random stream."""
+    rng = random.Random(f"unseen-set18/{name}/{seed}")
+    seconds = 1200.0
+    if name == "activity-retries":
+        rows, per_10s = activity_retries(rng, seconds, crm_outage(rng))
+        return rows, seconds, binned_rate(TEMPORAL_OTHER, per_10s, 10.0)
+    if name == "sorted-eval":
+        rows, per_10s = sorted_eval(rng, seconds, rng.uniform(*HARNESS_START_S))
+        return rows, seconds, binned_rate(HARNESS_OTHER, per_10s, 10.0)
+    if name == "idle-bursts":
+        rows, per_10s = idle_bursts(rng, seconds)
+        return rows, seconds, binned_rate(TAIL_PLAYGROUND + 1.0 / TAIL_PROBE_S, per_10s, 10.0)
+    raise ValueError(f"trace: expected one of {', '.join(SET18)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
         10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace),
-        14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace), 17: (SET17, set17_trace)}
+        14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace), 17: (SET17, set17_trace),
+        18: (SET18, set18_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 17 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 18 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import importlib.util
+import itertools
 import math
 import random
 import statistics
@@ -171,7 +172,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -241,7 +242,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
                                                     (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0),
                                                     (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0),
                                                     (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0),
-                                                    (17, 7.0, 13.0)])
+                                                    (17, 7.0, 13.0), (18, 4.0, 11.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -263,10 +264,11 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   10: (unseen.SET10, unseen.set10_trace, 0.1), 11: (unseen.SET11, unseen.set11_trace, 0.1),
                   12: (unseen.SET12, unseen.set12_trace, 0.1), 13: (unseen.SET13, unseen.set13_trace, 0.1),
                   14: (unseen.SET14, unseen.set14_trace, 0.1), 15: (unseen.SET15, unseen.set15_trace, 0.1),
-                  16: (unseen.SET16, unseen.set16_trace, 0.1), 17: (unseen.SET17, unseen.set17_trace, 0.1)}
+                  16: (unseen.SET16, unseen.set16_trace, 0.1), 17: (unseen.SET17, unseen.set17_trace, 0.1),
+                  18: (unseen.SET18, unseen.set18_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -281,10 +283,12 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     10 s for waiting-room, of the realised indexing calls, spilled requests and worker calls per 10 s for
     contextual-ingest, ptu-spillover and crashloop-replays, of the realised consumer calls, batch requests and report
     attempts per 10 s for consumer-scaleout, valley-fill and timeout-retries, of the realised session and job requests
-    per 10 s for push-wave and drifting-jobs, of the realised canary weights for canary-rollback) within 5%: 0.973-1.022
-    on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7, 0.971-1.013 for set
-    8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set 12, 0.976-1.013 for
-    set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for set 17."""
+    per 10 s for push-wave and drifting-jobs, of the realised canary weights for canary-rollback, of the realised
+    activity, harness and script requests per 10 s for activity-retries, sorted-eval and idle-bursts) within 5%:
+    0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7,
+    0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set
+    12, 0.976-1.013 for set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for
+    set 17, 0.989-1.015 for set 18."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -1890,8 +1894,128 @@ def test_canary_rollback_check_rejects_a_walked_back_weight_the_canarys_side_and
             check_canary_rollback(unseen.renewal(rng, look_alike, seconds, 1.0), seconds, weights)
 
 
+def crm_window() -> tuple[float, float]:
+    """activity-retries' CRM outage for seed 0 (its generator's first draws): when it starts and when it ends."""
+    return unseen.crm_outage(random.Random("unseen-set18/activity-retries/0"))
+
+
+def recurring_share(arrivals: list, times: list[float], start: float, end: float, lag: tuple[float, float]) -> float:
+    """The share of the requests in [start, end) whose prompt length comes again `lag` (low, high) seconds later."""
+    by_prompt = prompt_times(arrivals, times)
+    inside = [(t, a.prompt_tokens) for t, a in zip(times, arrivals) if start <= t < end]
+    again = 0
+    for t, prompt in inside:
+        later = by_prompt[prompt]
+        i = bisect.bisect_left(later, t + lag[0])
+        again += i < len(later) and later[i] < t + lag[1]
+    return again / len(inside)
+
+
+def check_activity_retries(arrivals: list, times: list[float], seconds: float, onset: float, recovery: float) -> None:
+    """The shape test_activity_retries_... asserts, on any trace (so a look-alike can be shown to fail it); `onset` and
+    `recovery` are the generator's, when the CRM goes down and comes back."""
+    base, rate = unseen.TEMPORAL_OTHER + unseen.TEMPORAL_WORKFLOWS, rate_between(times)
+    assert abs(rate(0.0, onset) / base - 1.0) < 0.15  # before the outage: one model call a workflow
+    last = rate(recovery - 60.0, recovery) - base  # the excess in the outage's last minute
+    assert last >= 1.2 * base, last  # the load has more than doubled by then
+    # the first retries come seconds apart, so the outage's second minute already holds a good part of it ...
+    assert rate(onset + 60.0, onset + 120.0) - base >= 0.35 * last
+    # ... and then the excess climbs in a line while the outage lasts: each workflow caught calls once per ~104 s
+    starts = list(range(int(onset) + 150, int(recovery) - 29, 30))
+    slope, _ = statistics.linear_regression(starts, [rate(a, a + 30.0) - base for a in starts])
+    assert 0.15 <= 60.0 * slope <= 1.0, 60.0 * slope  # req/s a minute; a workflow a second adds 60 / 104 of one
+    # once the CRM is back, each caught workflow calls once more, within the 100 s cap, and is done
+    assert 0.3 <= (rate(recovery, recovery + 60.0) - base) / last <= 0.85
+    assert rate(recovery + 130.0, recovery + 250.0) - base <= 0.15 * last
+    # a retry repeats its ticket: in the outage a quarter of the requests have their prompt length come again 101-110 s
+    # later (the capped interval and the next call), before it almost none
+    lag = (unseen.TEMPORAL_MAX_S + 1.0, unseen.TEMPORAL_MAX_S + 10.0)
+    assert recurring_share(arrivals, times, onset + 200.0, recovery - 110.0, lag) >= 0.15
+    assert recurring_share(arrivals, times, 0.0, onset - 110.0, lag) <= 0.06
+
+
+def test_activity_retries_pile_up_linearly_while_the_crm_is_down_and_drain_within_the_cap(set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus workflows started at 0.8 a second, each running
+    an activity that summarises a ticket with the model (prompts of median 1,800 tokens) and writes the summary to a
+    CRM. The CRM is down for 9-11 minutes from minute 3-5; each failed write fails the activity, which Temporal retries,
+    model call and all, after its default intervals: 1, 2, 4 ... s, capped at 100 s, with no limit on the attempts. On
+    seeds 0-15: before the outage 0.93-1.06x the 4.8 req/s; the outage's last minute 7.0-10.0 req/s above it; its second
+    minute 0.45-0.69 of that; the excess climbing 0.32-0.61 req/s a minute from 150 s in; the minute after the recovery
+    0.50-0.68 of the excess, 130-250 s after it -0.04 to 0.05; 25-29% of the requests in the outage with their prompt
+    length again 101-110 s later, 1-3% before it. It does not tell Temporal's intervals from any others that reach a
+    100 s cap within ~2 minutes, nor check the 1, 2, 4 s retries one by one."""
+    arrivals = set_arrivals(18)["activity-retries.csv"]
+    times, seconds, _ = shifted("activity-retries", arrivals, unseen.set18_trace)
+    check_activity_retries(arrivals, times, seconds, *crm_window())
+
+
+def harness_sweep(arrivals: list, times: list[float]) -> list[tuple[float, int]]:
+    """(time, prompt) of the harness's loglikelihood requests: the one-token requests of the largest run of them with
+    no gap over 5 s (the conversation trace holds a one-token reply now and then)."""
+    ones = [(t, a.prompt_tokens) for t, a in zip(times, arrivals) if a.max_tokens == 1]
+    first, last, _ = max(clusters([t for t, _ in ones], 5.0), key=lambda run: run[2])
+    return [(t, prompt) for t, prompt in ones if first <= t <= last]
+
+
+def check_sorted_eval(arrivals: list, times: list[float], seconds: float) -> None:
+    """The shape test_sorted_eval_... asserts, on any trace."""
+    sweep = harness_sweep(arrivals, times)
+    prompts = [prompt for _, prompt in sweep]
+    assert len(sweep) >= 3000, len(sweep)
+    assert sum(b > a for a, b in zip(prompts, prompts[1:])) <= 2  # sent longest first
+    assert all(p == unseen.HARNESS_MAX_LENGTH for p in prompts[:len(sweep) // 12])  # the longest cut to max_length
+    assert prompts[-1] <= 400
+    fifth = len(sweep) // 5
+    first, last = sweep[:fifth], sweep[-fifth:]
+    span_first, span_last = first[-1][0] - first[0][0], last[-1][0] - last[0][0]
+    # a closed loop: the short prompts come back sooner, so the requests speed up while the prefill per second falls
+    assert span_first >= 1.8 * span_last, (span_first, span_last)
+    assert sum(p for _, p in first) / span_first >= 1.8 * sum(p for _, p in last) / span_last
+    end = sweep[-1][0]  # then its generation requests, each decoding up to 256 tokens: far fewer a second
+    assert rate_between(times)(end + 5.0, end + 185.0) <= 1.35 * unseen.HARNESS_OTHER
+
+
+def test_sorted_eval_sends_its_prompts_longest_first_faster_and_faster(set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus lm-evaluation-harness run from minute 1-3 with
+    its local-completions client, 2 requests in flight: every multiple-choice request of the suite (ARC 25-shot,
+    HellaSwag 10-shot, MMLU 5-shot, Winogrande 5-shot, 4,180 requests of one token out) sorted longest first, the
+    longest cut to 2,058 tokens, then GSM8K's 150 generations, longest first too. On seeds 0-15: the sweep's 4,180
+    requests in 581-616 s, no prompt longer than the one before; its first fifth at 4.5-4.8 req/s, its last at
+    10.3-10.6 (2.2-2.3x), the prompt tokens a second falling 2.5-3.0x; the 3 minutes after it at 4.1-4.7 req/s. It finds
+    the sweep by its one-token replies and does not check the generation requests' order."""
+    arrivals = set_arrivals(18)["sorted-eval.csv"]
+    times, seconds, _ = shifted("sorted-eval", arrivals, unseen.set18_trace)
+    check_sorted_eval(arrivals, times, seconds)
+
+
+def check_idle_bursts(times: list[float], seconds: float) -> None:
+    """The shape test_idle_bursts_... asserts, on any trace."""
+    per_10s = counts(times, 10.0, seconds)
+    idle = [n <= 15 for n in per_10s]  # at most 1.5 req/s: the probe and a few users
+    assert sum(idle) >= 0.2 * len(idle), sum(idle)
+    assert 10 * max(len(list(run)) for quiet, run in itertools.groupby(idle) if quiet) >= 120  # idle for minutes
+    bursts = [len(list(run)) for busy, run in itertools.groupby(n >= 40 for n in per_10s) if busy]
+    assert sum(length >= 3 for length in bursts) >= 2, bursts  # at 4 req/s or more for 30 s or more, twice
+    assert max(per_10s) >= 120  # the busiest 10 s at 12 req/s or more: 15x the floor
+    # a script starts at full concurrency: from one 10 s to the next the load jumps by 6 req/s or more
+    assert max(b - a for a, b in zip(per_10s, per_10s[1:])) >= 60
+
+
+def test_idle_bursts_sit_near_idle_for_minutes_between_customers_batch_scripts(set_arrivals):
+    """A long-tail model: a one-token probe every 5 s and interactive users at 0.6 req/s, plus customers' batch scripts
+    started at one per 130 s, each a LangChain batch() over a lognormal number of items (median 500) run by
+    min(32, CPUs + 4) workers (2-32 CPUs), each worker sending its next item when its reply is back, with the script's
+    own task's lengths (short outputs). On seeds 0-15: 28-78% of the 10 s at 1.5 req/s or less, the longest such
+    stretch 120-490 s; 2-8 runs of 30 s or more at 4 req/s or more; the busiest 10 s at 17.7-44.4 req/s; the largest
+    rise between consecutive 10 s 10.3-39.5 req/s. It looks at the request counts only: it does not check that a burst
+    is one script's task, nor its level against the script's workers."""
+    arrivals = set_arrivals(18)["idle-bursts.csv"]
+    times, seconds, _ = shifted("idle-bursts", arrivals, unseen.set18_trace)
+    check_idle_bursts(times, seconds)
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "18"], "--set"),
+    (["--set", "19"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
