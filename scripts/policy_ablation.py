@@ -64,7 +64,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - no-one-second-window: the burst histories counted over 5 s windows at the shortest, not 1 s
   (the headroom to stop 44);
 - prefill-at-tpot-share: a burst's prompt tokens planned at TPOT_TARGET_SHARE of the prefill
-  throughput whatever the target utilisation (the prefill term to the first half of stop 45).
+  throughput whatever the target utilisation (the prefill term to the first half of stop 45);
+- trend-unchecked: the trend's rise extrapolated in full over the scale-up horizon, whatever its
+  past forecasts carried (the forecast to stop 45).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.
@@ -98,7 +100,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scaler.admission import AdmissionConfig  # noqa: E402
 from scaler.autoscaling import ScalingPolicy, ScalingRules  # noqa: E402
-from scaler.policy import excursions, headroom, slow_tokens  # noqa: E402
+from scaler.policy import excursions, forecast_skill, headroom, slow_tokens  # noqa: E402
 from scaler.policy.predict import Prediction  # noqa: E402
 from scaler.policy.signals import RECENT_S, SignalWindow  # noqa: E402
 from scaler.sim import calibrate, policies  # noqa: E402
@@ -411,6 +413,12 @@ class PoissonHorizonTrend(Variant):
     patch = (headroom, "_dispersion", lambda marks, start, end, rate: 1.0)
 
 
+class TrendUnchecked(Variant):
+    """The trend's rise extrapolated in full, whatever its past forecasts carried (to stop 45)."""
+    name = "ours-trend-unchecked"
+    patch = (forecast_skill, "observe", lambda skill, now, **_: skill)
+
+
 class UnweighedCapacity(Variant):
     """The configured capacity taken as the live mix's, whatever its prompts (to stop 41)."""
     name = "ours-unweighed-capacity"
@@ -466,7 +474,7 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
             PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseWidened, NoOneSecondWindow,
-            PrefillAtTpotShare)
+            PrefillAtTpotShare, TrendUnchecked)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

@@ -773,3 +773,29 @@ def test_tpot_is_known_from_readings_a_prometheus_scrape_interval_apart():
         decision = scenario.tick(dt=15.0, waiting=0, running=200, ready=2, completions_per_s=4,
                                  generation_tokens_total=15_000.0 * t)  # 1,000 tokens/s: 200 ms a token
     assert decision.state is State.RED and decision.reason == "tpot-exceeds-slo", decision.detail
+
+
+def test_a_step_like_one_whose_rise_stopped_is_forecast_at_the_share_the_first_carried():
+    # 5/s, a step to 10/s at 100 s, back to 5/s at 300 s, and the same step at 400 s. Over the 60 s
+    # horizon the first step reads as a rise of up to 0.16/s per s and is forecast in full (19.7/s);
+    # one scale-up latency later the rate is still 10/s, none of that rise, and the second step's
+    # forecast extrapolates the share the prior keeps (15 s against the step's 30 s of forecasts).
+    scenario, total = Scenario(BASE), 0.0
+    for t in range(600):
+        rate = 10.0 if 100 <= t < 300 or t >= 400 else 5.0
+        total += rate
+        scenario.tick(waiting=0, running=4, ready=2, completions_per_s=rate, arrivals_total=total)
+    first, second = scenario.decisions[100:170], scenario.decisions[400:470]
+    assert all(d.trend_share == 1.0 for d in first)
+    assert max(d.arrival_forecast_rps for d in first) > 19.0
+    assert 0.25 < second[0].trend_share < 0.4
+    assert max(d.arrival_forecast_rps for d in second) < 0.7 * max(d.arrival_forecast_rps for d in first)
+    shrunk = next(d for d in second if d.arrival_forecast_rps > d.arrival_rps)
+    assert any(f"carried {shrunk.trend_share:.0%} of their rise" in note for note in shrunk.notes), shrunk.notes
+    # Where the rise goes on, the forecasts come true and the share stays whole.
+    ramp, total = Scenario(BASE), 0.0
+    for t in range(400):
+        rate = 5.0 + 0.1 * max(0, t - 100)
+        total += rate
+        ramp.tick(waiting=0, running=4, ready=2, completions_per_s=rate, arrivals_total=total)
+    assert ramp.decisions[-1].trend_share > 0.95

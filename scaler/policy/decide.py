@@ -13,7 +13,7 @@ from array import array
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
-from scaler.policy import excursions as excursion, headroom, slow_tokens
+from scaler.policy import excursions as excursion, forecast_skill, headroom, slow_tokens
 from scaler.policy.config import PolicyConfig
 from scaler.policy.estimate import Estimate, Learned, estimate
 from scaler.policy.predict import Prediction, predict_ttft
@@ -82,6 +82,7 @@ class ModelState:
     needs: tuple[array, array] = (array("d"), array("d"))
     excursions: excursion.Excursions = excursion.Excursions()
     slow: slow_tokens.SlowTokens = slow_tokens.SlowTokens()
+    trend: forecast_skill.ForecastSkill = forecast_skill.ForecastSkill()
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,7 @@ class Decision:
     burst_window_s: float = 0.0  # the window the burst that sets the headroom was seen over (0: none)
     prefill_burst: float = 0.0  # replicas whose prefill clears the largest recent burst of prompt tokens
     arrival_forecast_rps: float = 0.0  # arrivals one scale-up latency ahead: the rate plus its rise (the sustained need's)
+    trend_share: float = 1.0  # the share of the trend's rise the forecast extrapolates: what past forecasts carried
     prompt_weight: float = 1.0  # calibrated requests' replica time one live request takes, by its prompt (1: not weighed)
     slots: float | None = None  # S: requests one replica's batch holds within the SLO (None: not known)
     drain_rps: float = 0.0  # r0: how fast the queue drains (admission projects it between decisions)
@@ -152,10 +154,15 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     slow = slow_tokens.observe(state.slow, now, snap.tpot_slow_total, snap.tpot_finished_total, est.ready,
                                overloaded=state.state is not State.GREEN, stay_s=stay)
     slow_need = slow_tokens.replicas(slow, est.arrival_rps)
-    forecast, horizon_rise = _forecast(config, est, bursts)
+    trended, horizon_rise = _forecast(config, est, bursts)
+    trend = forecast_skill.observe(state.trend, now, rate=est.arrival_rps, forecast=trended, horizon_s=est.scale_up_s)
+    forecast = est.arrival_rps + trend.share * (trended - est.arrival_rps)
     if horizon_rise:
         notes.append(f"arrivals rising {horizon_rise:.3f}/s per s over the last {est.scale_up_s:.0f}s, beyond the "
                      f"rate window's noise: {forecast:.2f}/s forecast one scale-up latency ahead")
+    if forecast < trended:
+        notes.append(f"the trend's recent forecasts carried {trend.share:.0%} of their rise one scale-up latency "
+                     f"later: {forecast:.2f}/s forecast, not {trended:.2f}/s")
     weight = _prompt_weight(config, est, bursts, prompt_bursts)
     if weight != 1.0:
         notes.append(f"prompts of the last {_mix_span(config, est):.0f}s weigh {weight:.2f} x the calibrated mix's "
@@ -210,7 +217,8 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         completion_rps=est.completion_rps, arrival_rps=est.arrival_rps, capacity_rps=est.capacity_rps,
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
         ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need, deferred=deferred,
-        burst_window_s=burst_window, prefill_burst=prefill_burst, arrival_forecast_rps=forecast, demand=demand,
+        burst_window_s=burst_window, prefill_burst=prefill_burst, arrival_forecast_rps=forecast,
+        trend_share=trend.share, demand=demand,
         prompt_weight=weight,
         pressure=pressure, admission_rps=admission,
         slots=est.slots, drain_rps=est.drain_rps, tpot_slow_share=slow.share if slow.totals is not None else None,
@@ -229,6 +237,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         needs=needs,
         excursions=excursions,
         slow=slow,
+        trend=trend,
     )
     return decision, next_state
 

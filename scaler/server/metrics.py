@@ -24,6 +24,9 @@ DECISION_GAUGES = (
     ("arrival_forecast_rate", "Arrivals forecast one scale-up latency ahead, requests per second: the rate plus "
      f"its rise over the rate window or the scale-up horizon, at most {MAX_FORECAST_GROWTH:g}x the rate.",
      lambda d: d.arrival_forecast_rps),
+    ("trend_share", "Share of the arrival trend's rise the forecast extrapolates: how much of their rise the "
+     "trend's recent forecasts carried one scale-up latency later (1 until any is scored).",
+     lambda d: d.trend_share),
     ("completion_rate", "Completions, requests per second.", lambda d: d.completion_rps),
     ("replica_capacity", "Requests per second one replica completes (configured, learned or prior).",
      lambda d: d.capacity_rps),
