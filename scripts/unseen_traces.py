@@ -1155,9 +1155,109 @@ and school bell schedules (stops at clock times, staggered from school to school
   requests a second, here the floor is the probe and a few users most of the time, and each burst is a closed loop
   started at full width by one customer's script.
 
+Set 19 (`--set 19`): three more shapes, 20 minutes each, chosen from the documentation and source of a scheduler, a chat
+front end and an agent SDK that send work to a model (Amazon EventBridge Scheduler, Open WebUI, the OpenAI Agents SDK),
+without running any policy on them or reading any policy's result (nor any results file); the set is held out, designed
+blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session, through a search of stored copies: the
+pages and files cited below, in excerpts or whole as said; also seen and not used: Excel's COPILOT() worksheet function,
+limited to 100 calls every 10 minutes and 300 an hour (windowsforum.com, read in an excerpt; what becomes of the cells
+past the limit was not found), ModServe's production multimodal traces (Qiu et al., arXiv 2502.00937, in its abstract:
+bursty, heavy-tailed image traffic; no figures read) and a characterisation of KV-cache reuse at Alibaba (Wang et al.,
+arXiv 2506.02634, in summaries: reuse the bench, having no prefix cache, cannot show). Nothing here is cited from
+memory.
+
+- `flex-windows.csv` (~8.5 requests/s; 8.35-8.74 on seeds 0-15): many tenants' hourly jobs, each scheduled on the hour
+  and let run within a flexible window: a spike at the hour from the jobs with none, then a level that steps down as
+  each window closes. "Humans schedule in round numbers": in a scheduler's design notes the top of every minute carries
+  "10x the average firing rate, the top of the hour 50x" (whiteboardscale.com, "The Top-of-Minute Herd"), and a user's
+  LLM cron jobs were "clustered around the same times", ":00 and :30 of every hour, because that's what you write when
+  you're not thinking about it" (latentoperator.pages.dev, "Cron Isn't Sexy But It's Load-Bearing"); both read in
+  excerpts. EventBridge Scheduler, given a flexible time window, "invokes the target within the time window you set",
+  "dispersing your target invocations": "if you configure a 15 minute flexible time window for a schedule that runs
+  every hour, it invokes the target within 15 minutes after the scheduled time"
+  (docs.aws.amazon.com/scheduler/latest/UserGuide/managing-schedule-flexible-time-windows.html, read in excerpts of it
+  and its translations); the window's Mode is OFF or FLEXIBLE, its MaximumWindowInMinutes 1 to 1,440 (the API
+  reference's FlexibleTimeWindow, read whole); a schedule builder has a 5-minute window distribute invocations "randomly
+  between 9:00 and 9:05 AM" (cloudtoolstack.com, read in an excerpt). Here: other traffic Poisson at 5 requests/s with
+  the conversation trace's lengths; 600 tenants' hourly schedules (minute 0), the hour at a seeded time in minutes 1-2
+  of the trace (the timestamps still start at 09:00:00), 20% with Mode OFF, 30% with a 5-minute window and 50% with a
+  15-minute one, each invoked at a uniform time within its window (the counts, the shares and the uniform ours); a job
+  starts a lognormal 1 s after its invocation (sigma 0.5) and digests 4-10 items (uniform), one call after another, each
+  an item's messages (prompt lognormal, median 2,500 tokens, sigma 0.5) for a digest (median 200, sigma 0.5), a call
+  taking 0.3 s plus its prompt at 8,000 tokens/s and its output at 45 tokens/s, times a lognormal factor (sigma 0.2; all
+  ours). The Mode OFF jobs send 840 calls within about a minute; the 5-minute group adds 4.2 requests/s until 5 past the
+  hour, the 15-minute group 2.3 until 15 past. On seeds 0-15: 0.93-1.13x the 5 requests/s before the hour; its first
+  minute at 21.8-25.2 requests/s, the busiest 10 s (26.1-31.7) within 17 s of it; 10.9-12.5 requests/s from 90 to 290 s
+  past it and 7.0-7.6 from 6 to 14.8 minutes past (11.5 and 7.3 expected), the halves of that level 0.78-1.68x each
+  other; the falls at 5 and at 15 past 0.88-1.25 and 0.80-1.26 of the closing group's rate; 0.94-1.06x the 5 requests/s
+  from 16 past. Where cron-minutes fires short requests within seconds of each minute, and flash-crowd and hot-template
+  jump and decay smoothly, here a spike at the hour is followed by flat levels that end on the clock, one as each window
+  closes.
+- `webui-followups.csv` (~8.5 requests/s; 7.90-8.98 on seeds 0-15): a chat front end that asks the chat's own model,
+  once each reply is done, for suggested follow-up questions, and after a chat's first reply for its title and its tags,
+  one call after another, until its admin turns the follow-ups off. Open WebUI's chat page asks for follow_up_generation
+  with every message (`$settings?.autoFollowUps ?? true`) and for title_generation and tags_generation with a chat's
+  first (src/lib/components/chat/Chat.svelte); once the response is done its background_tasks_handler awaits
+  generate_follow_ups, then generate_title, then generate_chat_tags (backend/open_webui/utils/middleware.py; a build
+  patch elsewhere notes that "a single turn stacks 2-3 full round-trips to the task model after the visible response is
+  already done"); with no task model set they go to the chat's model (get_task_model_id, utils/task.py); their default
+  templates carry the chat's messages without its system prompt, the last 6 (`{{MESSAGES:END:6}}`) for the follow-ups
+  and the tags and the last 2 for the title (config.py); and generate_follow_ups makes no model call once
+  ENABLE_FOLLOW_UP_GENERATION is off (routers/tasks.py); all github.com/open-webui/open-webui, read in excerpts of
+  several versions. Its docs ("Optimization, Performance & Memory", docs.openwebui.com, read whole in a Chinese
+  translation) warn that these background tasks slow the chat when they share its model and advise, "if resources are
+  very tight", turning off autocomplete, follow-ups, titles and tags, in that order. Here: other API clients Poisson at
+  2 requests/s with the conversation trace's lengths; chats started Poisson at 1 a second from 10 minutes before the
+  trace, each going on after a reply with probability 2/3 (3 user messages on average), the next message a lognormal 30
+  s after the reply (sigma 0.8); a message (lognormal, median 120 tokens, sigma 1.0) sent with a 400-token system prompt
+  and the chat so far, its reply median 280 (sigma 0.7); the tasks from a lognormal 0.15 s after the reply is done
+  (sigma 0.3), their templates 230 (follow-ups), 260 (title) and 190 (tags) tokens (our estimate of the defaults, at ~4
+  characters a token), their outputs median 60, 12 and 18 (sigma 0.3); a call taking 0.3 s plus its prompt at 8,000
+  tokens/s and its output at 45 tokens/s, times a lognormal factor (sigma 0.15); the admin turning the follow-ups off at
+  a seeded time in minutes 8-12 (all ours but Open WebUI's behaviour). Up to a chat's third reply a follow-up's prompt
+  is the reply's prompt and output with the template in place of the system prompt, so a trace shows which reply each
+  follows. On seeds 0-15: 0.89-1.08 first replies a second found by their title and tags, 98-100% of them with a
+  follow-up between the reply and its title before the toggle, 2-4% (chance matches) after it; the follow-up's lag after
+  its reply growing with the reply's output at 0.82-1.00x the 45 tokens/s (Spearman 0.87-0.94); the median title 7.9-8.7
+  s after its reply before the toggle and 6.4-6.9 s after it; 9.5-11.0 requests/s in the 5 minutes before the toggle and
+  6.4-7.4 from 1 to 6 minutes after it (1.32-1.57x fewer); 28-29% of the outputs 40 tokens or fewer; prompts at a median
+  of 949-998 tokens. Where research-fanout's and meeting-turnover's later calls wait on other calls of a workflow, here
+  every reply brings a call one decode after it, and the requests fall by a quarter to a third when a setting changes
+  while the users do not.
+- `max-turns-loops.csv` (~8.5 requests/s; 7.97-9.29 on seeds 0-15): agents whose tool hangs, each run calling the model
+  again and again until its turn limit: the load doubles for the outage, in chains of exactly ten calls. The OpenAI
+  Agents SDK stops a run at DEFAULT_MAX_TURNS = 10 model calls (src/agents/run_config.py) with MaxTurnsExceeded (its
+  "Running agents" docs), both as quoted in notes seen in the search; its default_tool_error_function hands a failing
+  tool's error back to the model as "An error occurred while running the tool. Please try again. Error: ..."
+  (src/agents/tool.py, read in an excerpt), and its MCP servers' client_session_timeout_seconds, "the read timeout
+  passed to the MCP ClientSession", defaults to 5, with max_retry_attempts 0 (src/agents/mcp/server.py, read in
+  excerpts); all github.com/openai/openai-agents-python. Models do call again: "the agent is calling the one tool I
+  provided for multiple times until the max_turn runs out" (openai/openai-agents-python issue 191); with a tool that
+  fails "with the same error on every call" the loop "kept re-calling the LLM and re-executing the identical failing
+  tool until `max_tool_iterations`" (sipeed/picoclaw pull request 3312); one run "emitted a byte-identical malformed
+  `tool_call` 85 times in a row and only stopped at `max_turns`" (NousResearch/hermes-agent issue 67829); all read in
+  excerpts. Here: other traffic Poisson at 4 requests/s with the conversation trace's lengths; agent runs started
+  Poisson at 0.9 a second from 3 minutes before the trace, each calling an MCP tool first (its instructions and tool
+  schemas lognormal, median 1,800 tokens, sigma 0.4, and the user's request, median 60, sigma 0.8; the call median 40,
+  sigma 0.3), the tool answering a lognormal 0.6 s later (sigma 0.5) with a result (median 350, sigma 0.7), then the
+  model answering (median 180, sigma 0.6) or, with probability 0.25, calling the tool again: 2.3 model calls a run, each
+  prompt the last plus the call and the tool's output, a call taking 0.3 s plus its prompt at 8,000 tokens/s and its
+  output at 45 tokens/s, times a lognormal factor (sigma 0.2); from a seeded time in minutes 4-6, for a seeded 6-9
+  minutes, the MCP server hangs: a tool call made then fails after the 5 s timeout, its error (30 tokens) goes back and
+  the model calls the tool again, every time, until the run's tenth call (all ours but the SDK's defaults). A run caught
+  makes its ten calls ~6.5 s apart, so the load doubles within ~70 s of the onset and falls back as fast once the tool
+  answers. On seeds 0-15: 5.8-6.6 requests/s before the outage and 11.9-13.6 from 90 s into it (1.85-2.24x), 0.93-1.07x
+  the first from 2 minutes after it; 181-355 chains of exactly ten calls linked by their prompts (each the last plus its
+  output and the error's 30 tokens), 0.69-0.87 a second of the outage, 85-92% of the chains of four or more that start
+  in it, none of four or more starting more than 9 s before the onset or after the end; a chain's calls 6.46-6.51 s
+  apart (median); the median output in the outage 45-46 tokens (tool calls), before it 103-116. Where activity-retries
+  retries a workflow every 100 s for as long as an outage lasts and timeout-retries resends long reports twice, here
+  each run's own loop sends its calls back to back, a timeout apart, and stops at a fixed count: the load steps up for
+  the outage, and no run makes more than ten calls.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -3710,12 +3810,179 @@ def set18_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     raise ValueError(f"trace: expected one of {', '.join(SET18)}, got {name!r}")
 
 
+# ---- set 19 ---------------------------------------------------------------------------------------
+
+FLEX_OTHER = 5.0  # req/s of other traffic, with the conversation trace's lengths
+FLEX_HOUR_S = (60.0, 120.0)  # uniform: where the top of the hour falls in the trace
+# Tenants' hourly schedules (a cron expression at minute 0) and their flexible time windows: (minutes, share of the
+# schedules), 0 for Mode OFF (the window sizes and shares ours; the docs' example sets 15 minutes)
+FLEX_SCHEDULES, FLEX_WINDOWS = 600, ((0.0, 0.2), (5.0, 0.3), (15.0, 0.5))
+FLEX_START_S = (1.0, 0.5)  # lognormal (median, sigma): from an invocation to its job's first call
+FLEX_ITEMS = (4, 10)  # uniform: a job's items (a tenant's channels), one call each, one after another
+FLEX_PROMPT, FLEX_OUTPUT = (2500.0, 0.5), (200.0, 0.5)  # lognormal (median, sigma): an item's messages; its digest
+FLEX_OVERHEAD_S, FLEX_PREFILL, FLEX_DECODE, FLEX_JITTER = 0.3, 8000.0, 45.0, 0.2  # latency, as the harness's (ours)
+
+
+def flex_invocations(rng: random.Random, hour: float) -> list[float]:
+    """When EventBridge Scheduler invokes each schedule's target: at `hour` for Mode OFF, else at a uniform time within
+    the schedule's flexible window after it."""
+    return [hour + rng.uniform(0.0, 60.0 * window) for window, share in FLEX_WINDOWS
+            for _ in range(round(FLEX_SCHEDULES * share))]
+
+
+def flex_job(rng: random.Random, invoked: float) -> list[tuple[float, int, int]]:
+    """One invocation's job: a lognormal FLEX_START_S after it, a digest of each of its items, each call sent when the
+    last reply is back."""
+    items = [(clamp(lognormal_draw(rng, FLEX_PROMPT), PROMPT_MAX), clamp(lognormal_draw(rng, FLEX_OUTPUT), OUTPUT_MAX))
+             for _ in range(rng.randint(*FLEX_ITEMS))]
+
+    def latency(prompt: int, output: int) -> float:
+        pace = FLEX_OVERHEAD_S + prompt / FLEX_PREFILL + output / FLEX_DECODE
+        return pace * rng.lognormvariate(0.0, FLEX_JITTER)
+    return closed_loop(invoked + lognormal_draw(rng, FLEX_START_S), items, 1, latency)[0]
+
+
+def flex_windows(rng: random.Random, seconds: float, hour: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at FLEX_OTHER with the conversation trace's lengths, plus the jobs the hourly schedules
+    start at `hour`. The rows, and the jobs' calls per 10 s."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, FLEX_OTHER, 0.0, seconds)]
+    jobs = [row for invoked in flex_invocations(rng, hour) for row in flex_job(rng, invoked) if row[0] < seconds]
+    return sorted(rows + jobs), per_bin_counts((t for t, _, _ in jobs), seconds, 10.0)
+
+
+WEBUI_OTHER = 2.0  # req/s of API clients besides Open WebUI, with the conversation trace's lengths
+WEBUI_CHATS, WEBUI_WARMUP_S = 1.0, 600.0  # chats started a second (Poisson), from this long before the trace
+WEBUI_CONTINUE = 2.0 / 3.0  # the chance a chat goes on after a reply: 3 user messages on average (ours)
+WEBUI_SYSTEM = 400  # tokens: the model's system prompt, set by the admin (ours); the task prompts leave it out
+WEBUI_USER, WEBUI_REPLY = (120.0, 1.0), (280.0, 0.7)  # lognormal (median, sigma): a user message; a reply
+WEBUI_THINK_S = (30.0, 0.8)  # lognormal (median, sigma): from a reply's end to the user's next message
+WEBUI_TASKS_S = (0.15, 0.3)  # lognormal (median, sigma): from a reply's end to its first background task's call
+# Open WebUI's background tasks, in the order it runs them: the default template's tokens (ours: ~4 characters a token),
+# the chat messages it carries ({{MESSAGES:END:6}} or {{MESSAGES:END:2}}) and the output, lognormal (median, sigma)
+WEBUI_FOLLOW_UP, WEBUI_TITLE, WEBUI_TAGS = (230, 6, (60.0, 0.3)), (260, 2, (12.0, 0.3)), (190, 6, (18.0, 0.3))
+WEBUI_TOGGLE_S = (480.0, 720.0)  # uniform: when the admin turns follow-up generation off
+WEBUI_OVERHEAD_S, WEBUI_PREFILL, WEBUI_DECODE, WEBUI_JITTER = 0.3, 8000.0, 45.0, 0.15  # latency, as the harness's
+
+
+def webui_latency(rng: random.Random, prompt: int, output: int) -> float:
+    return (WEBUI_OVERHEAD_S + prompt / WEBUI_PREFILL + output / WEBUI_DECODE) * rng.lognormvariate(0.0, WEBUI_JITTER)
+
+
+def webui_chat(rng: random.Random, start: float, toggle: float) -> list[tuple[float, int, int]]:
+    """One chat: each user message sent with the system prompt and the whole chat so far; once its reply is done, the
+    background tasks, one after another: the follow-ups (until `toggle`), and after the first reply the title and the
+    tags, each prompt its template and the chat's last messages."""
+    messages: list[int] = []  # tokens of the chat's messages, oldest first
+    rows, t = [], start
+    while True:
+        messages.append(clamp(lognormal_draw(rng, WEBUI_USER), PROMPT_MAX))
+        prompt = clamp(WEBUI_SYSTEM + sum(messages), PROMPT_MAX)
+        reply = clamp(lognormal_draw(rng, WEBUI_REPLY), OUTPUT_MAX)
+        rows.append((t, prompt, reply))
+        done = t + webui_latency(rng, prompt, reply)
+        messages.append(reply)
+        at = done + lognormal_draw(rng, WEBUI_TASKS_S)
+        tasks = ([WEBUI_FOLLOW_UP] if at < toggle else []) + ([WEBUI_TITLE, WEBUI_TAGS] if len(messages) == 2 else [])
+        for template, last, output in tasks:
+            task_prompt = clamp(template + sum(messages[-last:]), PROMPT_MAX)
+            task_output = clamp(lognormal_draw(rng, output), OUTPUT_MAX)
+            rows.append((at, task_prompt, task_output))
+            at += webui_latency(rng, task_prompt, task_output)
+        if rng.random() >= WEBUI_CONTINUE:
+            return rows
+        t = done + lognormal_draw(rng, WEBUI_THINK_S)
+
+
+def webui_followups(rng: random.Random, seconds: float,
+                    toggle: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other API clients, Poisson at WEBUI_OTHER with the conversation trace's lengths, plus Open WebUI's chats,
+    started Poisson at WEBUI_CHATS from WEBUI_WARMUP_S before the trace. The rows, and Open WebUI's calls per 10 s."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, WEBUI_OTHER, 0.0, seconds)]
+    chats = [row for start in poisson_times(rng, WEBUI_CHATS, -WEBUI_WARMUP_S, seconds)
+             for row in webui_chat(rng, start, toggle) if 0.0 <= row[0] < seconds]
+    return sorted(rows + chats), per_bin_counts((t for t, _, _ in chats), seconds, 10.0)
+
+
+LOOP_OTHER, LOOP_RUNS, LOOP_WARMUP_S = 4.0, 0.9, 180.0  # req/s of other traffic; agent runs a second, from this before
+# The OpenAI Agents SDK: a run's model calls before MaxTurnsExceeded (DEFAULT_MAX_TURNS); an MCP server's read timeout
+# (client_session_timeout_seconds' default), after which the tool call fails
+LOOP_MAX_TURNS, LOOP_TIMEOUT_S = 10, 5.0
+LOOP_ERROR = 30  # tokens: the default tool error function's "An error occurred while running the tool. Please try
+# again. Error: ..." as the tool's output (ours)
+LOOP_ONSET_S, LOOP_OUTAGE_S = (240.0, 360.0), (360.0, 540.0)  # uniform: the MCP server's backend hangs; for how long
+LOOP_INSTRUCTIONS, LOOP_USER = (1800.0, 0.4), (60.0, 0.8)  # lognormal (median, sigma): instructions, tools; a request
+LOOP_CALL, LOOP_ANSWER = (40.0, 0.3), (180.0, 0.6)  # lognormal (median, sigma): a tool call; the answer
+LOOP_RESULT, LOOP_TOOL_S = (350.0, 0.7), (0.6, 0.5)  # lognormal (median, sigma): a tool's result; the time it takes
+LOOP_AGAIN = 0.25  # the chance the model calls the tool again after a result (ours)
+LOOP_OVERHEAD_S, LOOP_PREFILL, LOOP_DECODE, LOOP_JITTER = 0.3, 8000.0, 45.0, 0.2  # latency, as the harness's (ours)
+
+
+def mcp_outage(rng: random.Random) -> tuple[float, float]:
+    """When the MCP server's backend hangs (uniform in LOOP_ONSET_S) and recovers (a uniform LOOP_OUTAGE_S later)."""
+    onset = rng.uniform(*LOOP_ONSET_S)
+    return onset, onset + rng.uniform(*LOOP_OUTAGE_S)
+
+
+def agent_run(rng: random.Random, start: float, outage: tuple[float, float]) -> list[tuple[float, int, int]]:
+    """One agent run: the model calls the tool, gets its result and answers (or calls it again). A tool call made while
+    the MCP server hangs fails after LOOP_TIMEOUT_S and its error goes back to the model, which calls the tool again;
+    the run stops at LOOP_MAX_TURNS model calls. Each prompt is the last plus the call and the tool's output."""
+    prompt = lognormal_draw(rng, LOOP_INSTRUCTIONS) + lognormal_draw(rng, LOOP_USER)
+    rows, t, calls_tool = [], start, True
+    for _ in range(LOOP_MAX_TURNS):
+        prompt_tokens = clamp(prompt, PROMPT_MAX)
+        output = clamp(lognormal_draw(rng, LOOP_CALL if calls_tool else LOOP_ANSWER), OUTPUT_MAX)
+        rows.append((t, prompt_tokens, output))
+        if not calls_tool:
+            break
+        done = t + (LOOP_OVERHEAD_S + prompt_tokens / LOOP_PREFILL + output / LOOP_DECODE) * rng.lognormvariate(
+            0.0, LOOP_JITTER)
+        if outage[0] <= done < outage[1]:
+            result, t = LOOP_ERROR, done + LOOP_TIMEOUT_S
+        else:
+            result, t = clamp(lognormal_draw(rng, LOOP_RESULT), PROMPT_MAX), done + lognormal_draw(rng, LOOP_TOOL_S)
+            calls_tool = rng.random() < LOOP_AGAIN
+        prompt = prompt_tokens + output + result
+    return rows
+
+
+def max_turns_loops(rng: random.Random, seconds: float,
+                    outage: tuple[float, float]) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at LOOP_OTHER with the conversation trace's lengths, plus agent runs started Poisson at
+    LOOP_RUNS from LOOP_WARMUP_S before the trace. The rows, and the runs' model calls per 10 s."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, LOOP_OTHER, 0.0, seconds)]
+    calls = [row for start in poisson_times(rng, LOOP_RUNS, -LOOP_WARMUP_S, seconds)
+             for row in agent_run(rng, start, outage) if 0.0 <= row[0] < seconds]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+SET19 = ("flex-windows", "webui-followups", "max-turns-loops")
+
+
+def set19_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised job, Open WebUI or agent calls spread over each 10 s) of one set-19 trace, each from its own random
+    stream."""
+    rng = random.Random(f"unseen-set19/{name}/{seed}")
+    seconds = 1200.0
+    if name == "flex-windows":
+        rows, per_10s = flex_windows(rng, seconds, rng.uniform(*FLEX_HOUR_S))
+        return rows, seconds, binned_rate(FLEX_OTHER, per_10s, 10.0)
+    if name == "webui-followups":
+        rows, per_10s = webui_followups(rng, seconds, rng.uniform(*WEBUI_TOGGLE_S))
+        return rows, seconds, binned_rate(WEBUI_OTHER, per_10s, 10.0)
+    if name == "max-turns-loops":
+        rows, per_10s = max_turns_loops(rng, seconds, mcp_outage(rng))
+        return rows, seconds, binned_rate(LOOP_OTHER, per_10s, 10.0)
+    raise ValueError(f"trace: expected one of {', '.join(SET19)}, got {name!r}")
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
         10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace),
         14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace), 17: (SET17, set17_trace),
-        18: (SET18, set18_trace)}
+        18: (SET18, set18_trace), 19: (SET19, set19_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 18 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 19 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -242,7 +242,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
                                                     (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0),
                                                     (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0),
                                                     (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0),
-                                                    (17, 7.0, 13.0), (18, 4.0, 11.0)])
+                                                    (17, 7.0, 13.0), (18, 4.0, 11.0), (19, 7.0, 11.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -265,10 +265,10 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   12: (unseen.SET12, unseen.set12_trace, 0.1), 13: (unseen.SET13, unseen.set13_trace, 0.1),
                   14: (unseen.SET14, unseen.set14_trace, 0.1), 15: (unseen.SET15, unseen.set15_trace, 0.1),
                   16: (unseen.SET16, unseen.set16_trace, 0.1), 17: (unseen.SET17, unseen.set17_trace, 0.1),
-                  18: (unseen.SET18, unseen.set18_trace, 0.1)}
+                  18: (unseen.SET18, unseen.set18_trace, 0.1), 19: (unseen.SET19, unseen.set19_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -284,11 +284,12 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     contextual-ingest, ptu-spillover and crashloop-replays, of the realised consumer calls, batch requests and report
     attempts per 10 s for consumer-scaleout, valley-fill and timeout-retries, of the realised session and job requests
     per 10 s for push-wave and drifting-jobs, of the realised canary weights for canary-rollback, of the realised
-    activity, harness and script requests per 10 s for activity-retries, sorted-eval and idle-bursts) within 5%:
+    activity, harness and script requests per 10 s for activity-retries, sorted-eval and idle-bursts, of the realised
+    job, Open WebUI and agent calls per 10 s for flex-windows, webui-followups and max-turns-loops) within 5%:
     0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7,
     0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set
     12, 0.976-1.013 for set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for
-    set 17, 0.989-1.015 for set 18."""
+    set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -2014,8 +2015,209 @@ def test_idle_bursts_sit_near_idle_for_minutes_between_customers_batch_scripts(s
     check_idle_bursts(times, seconds)
 
 
+def flex_hour() -> float:
+    """flex-windows' top of the hour for seed 0 (its generator's first draw)."""
+    return random.Random("unseen-set19/flex-windows/0").uniform(*unseen.FLEX_HOUR_S)
+
+
+def check_flex_windows(times: list[float], seconds: float, hour: float) -> None:
+    """The shape test_flex_windows_... asserts, on any trace; `hour` is the generator's top of the hour."""
+    base, rate = unseen.FLEX_OTHER, rate_between(times)
+    items = sum(unseen.FLEX_ITEMS) / 2.0  # a job's calls on average
+    calls = {window: round(unseen.FLEX_SCHEDULES * share) * items for window, share in unseen.FLEX_WINDOWS}
+    five, fifteen = calls[5.0] / 300.0, calls[15.0] / 900.0  # req/s each flexible group adds while its window is open
+    assert abs(rate(0.0, hour) / base - 1.0) < 0.15  # before the hour, the other traffic alone
+    # the schedules with no window (Mode OFF) all start at the hour: most of their calls come in its first minute
+    assert rate(hour, hour + 60.0) - base >= 0.6 * calls[0.0] / 60.0
+    # then a level while both windows are open, and a lower one once the 5-minute window has closed
+    assert 0.75 <= (rate(hour + 90.0, hour + 290.0) - base) / (five + fifteen) <= 1.25
+    assert 0.75 <= (rate(hour + 360.0, hour + 890.0) - base) / fifteen <= 1.25
+    # the lower one flat (its halves within 1.8x of each other: the invocations spread evenly over the window)
+    assert 1.0 / 1.8 <= (rate(hour + 360.0, hour + 625.0) - base) / (rate(hour + 625.0, hour + 890.0) - base) <= 1.8
+    # the steps down come as the windows close, 5 and 15 minutes past the hour (a job runs for ~50 s)
+    assert 0.6 <= (rate(hour + 120.0, hour + 300.0) - rate(hour + 360.0, hour + 540.0)) / five <= 1.4
+    assert 0.5 <= (rate(hour + 720.0, hour + 900.0) - rate(hour + 960.0, seconds)) / fifteen <= 1.5
+    assert abs(rate(hour + 960.0, seconds) / base - 1.0) < 0.15  # every window closed: the other traffic alone
+
+
+def test_flex_windows_spike_at_the_hour_then_step_down_as_the_flexible_windows_close(set_arrivals):
+    """5 req/s of other traffic (the conversation trace's lengths) plus 600 tenants' hourly EventBridge Scheduler
+    schedules (minute 0, the hour at minute 1-2 of the trace), 20% with no flexible window, 30% with a 5-minute one and
+    50% with a 15-minute one, each invoked at a uniform time within its window; each job digests 4-10 items, one call
+    after another. On seeds 0-15: before the hour 0.93-1.13x the 5 req/s; the minute from the hour at 21.8-25.2 req/s;
+    10.9-12.5 req/s from 90 to 290 s after it (11.5 expected) and 7.0-7.6 from 6 to 14.8 minutes (7.3), that level's
+    halves 0.78-1.68x each other; the drops at 5 and 15 minutes past 0.88-1.25 and 0.80-1.26 of the closing group's
+    rate; from 16 minutes past, 0.94-1.06x the 5 req/s. It takes the hour from the generator and looks at the request
+    counts only: it does not check that the invocations are uniform within a window (any spread that keeps the
+    15-minute level flat to 1.8x between its halves passes), nor that the first level is flat, nor how a job spaces its
+    calls (a job sending all its calls at once passes)."""
+    arrivals = set_arrivals(19)["flex-windows.csv"]
+    times, seconds, _ = shifted("flex-windows", arrivals, unseen.set19_trace)
+    check_flex_windows(times, seconds, flex_hour())
+
+
+def mutual_links(times: list[float], sources: list, targets: list, lag: tuple[float, float]) -> list[tuple[int, int]]:
+    """(i, j) pairs, j sent `lag` (low, high) seconds after i with sources[i] == targets[j] (None matches nothing), each
+    the other's nearest such: j the first after i, i the last before j."""
+    def index(keys: list) -> dict:
+        by_key: dict = {}
+        for k, (t, key) in enumerate(zip(times, keys)):
+            if key is not None:
+                by_key.setdefault(key, []).append((t, k))
+        return by_key
+    by_source, by_target = index(sources), index(targets)
+    pairs = []
+    for i, (t, key) in enumerate(zip(times, sources)):
+        later = by_target.get(key, [])
+        k = bisect.bisect_left(later, (t + lag[0], -1))
+        if key is None or k == len(later) or later[k][0] >= t + lag[1]:
+            continue
+        sent, j = later[k]
+        earlier = by_source[key]
+        if earlier[bisect.bisect_right(earlier, (sent - lag[0], len(times))) - 1][1] == i:
+            pairs.append((i, j))
+    return pairs
+
+
+def task_sources(arrivals: list, task: tuple) -> list[int]:
+    """Each request's prompt and output with a task's template in place of the system prompt: the prompt of the task
+    that carries its chat and reply (while the chat has at most as many messages as the task takes)."""
+    return [a.prompt_tokens + a.max_tokens + task[0] - unseen.WEBUI_SYSTEM for a in arrivals]
+
+
+def task_targets(arrivals: list, task: tuple) -> list[int | None]:
+    """Each request's prompt, if its output is short enough for the task's (within 4 sigma of its median)."""
+    median, sigma = task[2]
+    return [a.prompt_tokens if a.max_tokens <= median * math.exp(4.0 * sigma) else None for a in arrivals]
+
+
+def first_replies(arrivals: list, times: list[float]) -> list[tuple[int, int, int | None]]:
+    """(reply, title, follow-up or None) for each chat's first reply: the title task after it (its template and the
+    last 2 messages), the tags task 0.3-4 s after the title (its template and the last 6, here the same 2), and the
+    follow-up task (its template and the last 6) if one came between the reply and the title."""
+    titles = dict(mutual_links(times, task_sources(arrivals, unseen.WEBUI_TITLE),
+                               task_targets(arrivals, unseen.WEBUI_TITLE), (0.3, 120.0)))
+    shift = unseen.WEBUI_TAGS[0] - unseen.WEBUI_TITLE[0]
+    tags = dict(mutual_links(times, [a.prompt_tokens + shift for a in arrivals],
+                             task_targets(arrivals, unseen.WEBUI_TAGS), (0.3, 4.0)))
+    follow_ups = dict(mutual_links(times, task_sources(arrivals, unseen.WEBUI_FOLLOW_UP),
+                                   task_targets(arrivals, unseen.WEBUI_FOLLOW_UP), (0.3, 120.0)))
+    found = []
+    for i, title in titles.items():
+        if title in tags:
+            follow_up = follow_ups.get(i)
+            found.append((i, title, follow_up if follow_up is not None and times[follow_up] < times[title] else None))
+    return found
+
+
+def webui_toggle() -> float:
+    """webui-followups' toggle for seed 0 (its generator's first draw): when follow-up generation is turned off."""
+    return random.Random("unseen-set19/webui-followups/0").uniform(*unseen.WEBUI_TOGGLE_S)
+
+
+def check_webui_followups(arrivals: list, times: list[float], seconds: float, toggle: float) -> None:
+    """The shape test_webui_followups_... asserts, on any trace; `toggle` is the generator's."""
+    firsts = first_replies(arrivals, times)
+    before = [f for f in firsts if 60.0 <= times[f[0]] < toggle - 120.0]
+    after = [f for f in firsts if toggle + 30.0 <= times[f[0]] < seconds - 120.0]
+    # a chat's first reply brings its title and tags, before the toggle and after it
+    assert len(before) >= 0.75 * unseen.WEBUI_CHATS * (toggle - 180.0), len(before)
+    assert len(after) >= 0.75 * unseen.WEBUI_CHATS * (seconds - toggle - 150.0), len(after)
+    # before the toggle the follow-ups come first, once the reply is done: their lag grows with the reply's length at
+    # the decode pace; after it there are none and the title comes that much sooner
+    assert sum(f is not None for _, _, f in before) >= 0.9 * len(before)
+    assert sum(f is not None for _, _, f in after) <= 0.1 * len(after)
+    pairs = [(arrivals[i].max_tokens, times[f] - times[i]) for i, _, f in before if f is not None]
+    slope, _ = statistics.linear_regression(*zip(*pairs))
+    assert 0.6 <= slope * unseen.WEBUI_DECODE <= 1.6, slope * unseen.WEBUI_DECODE
+    ranks = [{k: r for r, k in enumerate(sorted(range(len(pairs)), key=lambda k: pairs[k][axis]))}
+             for axis in (0, 1)]
+    assert statistics.correlation(*([r[k] for k in range(len(pairs))] for r in ranks)) >= 0.8  # Spearman's
+    title_lag = [statistics.median(times[t] - times[i] for i, t, _ in group) for group in (before, after)]
+    assert title_lag[0] - title_lag[1] >= 0.8, title_lag
+    # so the requests fall at the toggle while the chats go on
+    rate = rate_between(times)
+    assert 1.25 <= rate(toggle - 300.0, toggle) / rate(toggle + 60.0, toggle + 360.0) <= 1.8
+
+
+def test_webui_followups_follow_each_reply_until_the_admin_turns_them_off(set_arrivals):
+    """2 req/s of other API clients (the conversation trace's lengths) plus Open WebUI's chats, started at 1 a second,
+    3 user messages on average, each sent with a 400-token system prompt and the chat so far; once a reply is done,
+    Open WebUI's background tasks on the same model, one after another: the follow-ups (a template and the last 6
+    messages) after every reply, the title (the last 2) and the tags (the last 6) after the first; at minute 8-12 the
+    admin turns follow-up generation off. On seeds 0-15: 0.89-1.08 first replies a second found by their title and tags,
+    before the toggle and after it; before it 98-100% of them with a follow-up between the reply and the title, after it
+    2-4% (chance matches); the follow-up's lag growing with the reply's output at 0.82-1.00x the decode pace (Spearman
+    0.87-0.94); the median title lag 7.9-8.7 s before and 6.4-6.9 s after (1.2-1.9 s sooner); 9.5-11.0 req/s in the 5
+    minutes before the toggle and 6.4-7.4 from 1 to 6 minutes after it (1.32-1.57x). It finds a chat's first reply by
+    its title and tags and checks the follow-ups only there: the follow-ups after later replies (sent with the user's
+    next message, say, instead of after the reply) go unchecked."""
+    arrivals = set_arrivals(19)["webui-followups.csv"]
+    times, seconds, _ = shifted("webui-followups", arrivals, unseen.set19_trace)
+    check_webui_followups(arrivals, times, seconds, webui_toggle())
+
+
+def error_chains(arrivals: list, times: list[float]) -> list[list[int]]:
+    """Runs of requests each sent a tool timeout or more (LOOP_TIMEOUT_S, up to 5 s more) after a tool call (a short
+    output), its prompt that call's prompt and output plus the tool error's LOOP_ERROR tokens: an agent's calls while
+    its tool fails. Oldest first, each as request indices."""
+    short = unseen.LOOP_CALL[0] * math.exp(4.0 * unseen.LOOP_CALL[1])
+    sources = [a.prompt_tokens + a.max_tokens + unseen.LOOP_ERROR if a.max_tokens <= short else None for a in arrivals]
+    follows = dict(mutual_links(times, sources, [a.prompt_tokens for a in arrivals],
+                                (unseen.LOOP_TIMEOUT_S, unseen.LOOP_TIMEOUT_S + 5.0)))
+    chains = []
+    for head in sorted(set(follows) - set(follows.values())):
+        chain = [head]
+        while chain[-1] in follows:
+            chain.append(follows[chain[-1]])
+        chains.append(chain)
+    return chains
+
+
+def mcp_window() -> tuple[float, float]:
+    """max-turns-loops' outage for seed 0 (its generator's first draws): when the MCP server hangs and recovers."""
+    return unseen.mcp_outage(random.Random("unseen-set19/max-turns-loops/0"))
+
+
+def check_max_turns_loops(arrivals: list, times: list[float], seconds: float, onset: float, end: float) -> None:
+    """The shape test_max_turns_loops_... asserts, on any trace; `onset` and `end` are the generator's outage."""
+    chains = [chain for chain in error_chains(arrivals, times) if len(chain) >= 4]  # 2 or 3 by chance, now and then
+    starts = [times[chain[0]] for chain in chains]
+    assert all(onset - 15.0 <= s < end for s in starts), (onset, end, min(starts), max(starts))  # in the outage only
+    inside = [chain for chain, s in zip(chains, starts) if onset + 10.0 <= s < end - 90.0]
+    full = [chain for chain in inside if len(chain) == unseen.LOOP_MAX_TURNS]
+    # every run that starts in the outage calls the failing tool again and again, and stops at max_turns (a chain is
+    # cut or joined to another now and then, where another call's prompt happens to fit)
+    assert len(full) >= 0.75 * len(inside), (len(full), len(inside))
+    assert len(full) >= 0.6 * unseen.LOOP_RUNS * (end - 100.0 - onset), len(full)
+    assert sum(len(chain) > unseen.LOOP_MAX_TURNS for chain in chains) <= 0.1 * len(full)
+    gaps = [times[b] - times[a] for chain in full for a, b in zip(chain, chain[1:])]
+    assert 5.5 <= statistics.median(gaps) <= 8.0  # each call a tool timeout and a model call after the last
+    rate = rate_between(times)
+    before = rate(0.0, onset - 10.0)
+    assert rate(onset + 90.0, end) >= 1.6 * before  # the load doubles while the tool hangs ...
+    assert abs(rate(end + 120.0, seconds) / before - 1.0) < 0.15  # ... and is back once it answers
+
+
+def test_max_turns_loops_repeat_each_run_to_max_turns_while_its_tool_hangs(set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus OpenAI Agents SDK runs started at 0.9 a second,
+    each calling an MCP tool and answering from its result (2.3 model calls a run on average). From minute 4-6, for 6-9
+    minutes, the MCP server hangs: a tool call fails after the SDK's 5 s read timeout, the default error message goes
+    back to the model, which calls the tool again, until the run reaches DEFAULT_MAX_TURNS, 10 model calls. On seeds
+    0-15: 5.8-6.6 req/s before the outage, 11.9-13.6 from 90 s into it (1.85-2.24x), 0.93-1.07x the first from 2
+    minutes after it; 181-355 chains of exactly 10 calls linked by their prompts, 0.69-0.87 a second of the outage (0.9
+    runs start a second), 85-92% of the chains of 4 or more starting in it (the rest cut where another call's prompt
+    happens to fit), 2-6% as many longer ones (two joined), none of 4 or more starting outside it (from 15 s before
+    it); the calls of a chain 6.46-6.51 s apart (median). It links the calls by their prompts (each the last plus its
+    output and the error's 30 tokens): it does not pin the timeout (a 6.5 s one passes), nor tell which tool failed,
+    nor check the runs outside the outage beyond their absence from the chains."""
+    arrivals = set_arrivals(19)["max-turns-loops.csv"]
+    times, seconds, _ = shifted("max-turns-loops", arrivals, unseen.set19_trace)
+    check_max_turns_loops(arrivals, times, seconds, *mcp_window())
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "19"], "--set"),
+    (["--set", "20"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
