@@ -2291,6 +2291,19 @@ def binned_rate(base: float, counts: list[int], bin_s: float) -> Rate:
     return lambda t: base + counts[int(t // bin_s)] / bin_s
 
 
+def binned_trace(set_name: str, name: str, seed: int, traces: dict) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """One 20-minute trace of a set whose traces are a base rate of other traffic plus generated requests counted per
+    10 s: `traces` maps each name to (that base in requests/s, draw(rng, seconds) -> (rows, per-10 s counts)), and each
+    trace draws from its own random stream."""
+    if name not in traces:
+        raise ValueError(f"trace: expected one of {', '.join(traces)}, got {name!r}")
+    rng = random.Random(f"unseen-{set_name}/{name}/{seed}")
+    seconds = 1200.0
+    base, draw = traces[name]
+    rows, per_10s = draw(rng, seconds)
+    return rows, seconds, binned_rate(base, per_10s, 10.0)
+
+
 def research_fanout(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
     """Chat at FANOUT_CHAT plus research queries opened as a Poisson process from FANOUT_WARMUP_S before the trace
     (so it opens mid-process); calls outside the trace are dropped. The rows, and the research calls per minute."""
@@ -3794,20 +3807,12 @@ SET18 = ("activity-retries", "sorted-eval", "idle-bursts")
 
 def set18_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
     """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
-    the realised activity, harness or script requests spread over each 10 s, and the probe's) of one set-18 trace, each
-    from its own random stream."""
-    rng = random.Random(f"unseen-set18/{name}/{seed}")
-    seconds = 1200.0
-    if name == "activity-retries":
-        rows, per_10s = activity_retries(rng, seconds, crm_outage(rng))
-        return rows, seconds, binned_rate(TEMPORAL_OTHER, per_10s, 10.0)
-    if name == "sorted-eval":
-        rows, per_10s = sorted_eval(rng, seconds, rng.uniform(*HARNESS_START_S))
-        return rows, seconds, binned_rate(HARNESS_OTHER, per_10s, 10.0)
-    if name == "idle-bursts":
-        rows, per_10s = idle_bursts(rng, seconds)
-        return rows, seconds, binned_rate(TAIL_PLAYGROUND + 1.0 / TAIL_PROBE_S, per_10s, 10.0)
-    raise ValueError(f"trace: expected one of {', '.join(SET18)}, got {name!r}")
+    the realised activity, harness or script requests spread over each 10 s, and the probe's) of one set-18 trace."""
+    return binned_trace("set18", name, seed, {
+        "activity-retries": (TEMPORAL_OTHER, lambda rng, seconds: activity_retries(rng, seconds, crm_outage(rng))),
+        "sorted-eval": (HARNESS_OTHER, lambda rng, seconds: sorted_eval(rng, seconds, rng.uniform(*HARNESS_START_S))),
+        "idle-bursts": (TAIL_PLAYGROUND + 1.0 / TAIL_PROBE_S, idle_bursts),
+    })
 
 
 # ---- set 19 ---------------------------------------------------------------------------------------
@@ -3961,20 +3966,13 @@ SET19 = ("flex-windows", "webui-followups", "max-turns-loops")
 
 def set19_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
     """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
-    the realised job, Open WebUI or agent calls spread over each 10 s) of one set-19 trace, each from its own random
-    stream."""
-    rng = random.Random(f"unseen-set19/{name}/{seed}")
-    seconds = 1200.0
-    if name == "flex-windows":
-        rows, per_10s = flex_windows(rng, seconds, rng.uniform(*FLEX_HOUR_S))
-        return rows, seconds, binned_rate(FLEX_OTHER, per_10s, 10.0)
-    if name == "webui-followups":
-        rows, per_10s = webui_followups(rng, seconds, rng.uniform(*WEBUI_TOGGLE_S))
-        return rows, seconds, binned_rate(WEBUI_OTHER, per_10s, 10.0)
-    if name == "max-turns-loops":
-        rows, per_10s = max_turns_loops(rng, seconds, mcp_outage(rng))
-        return rows, seconds, binned_rate(LOOP_OTHER, per_10s, 10.0)
-    raise ValueError(f"trace: expected one of {', '.join(SET19)}, got {name!r}")
+    the realised job, Open WebUI or agent calls spread over each 10 s) of one set-19 trace."""
+    return binned_trace("set19", name, seed, {
+        "flex-windows": (FLEX_OTHER, lambda rng, seconds: flex_windows(rng, seconds, rng.uniform(*FLEX_HOUR_S))),
+        "webui-followups": (WEBUI_OTHER,
+                            lambda rng, seconds: webui_followups(rng, seconds, rng.uniform(*WEBUI_TOGGLE_S))),
+        "max-turns-loops": (LOOP_OTHER, lambda rng, seconds: max_turns_loops(rng, seconds, mcp_outage(rng))),
+    })
 
 
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
