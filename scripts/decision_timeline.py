@@ -15,7 +15,8 @@ set the need (0: none), the most deferred, the prompt-token burst's replicas, an
 
 Then the evaluation window's replica-seconds (the bench's GPU-seconds) and how many of them were
 spent on replicas still starting (asked for, not yet ready: cancelled ones and the start of those
-that became ready).
+that became ready); and those of replicas asked for while ours' forecast stood above the arrival
+rate, with the part of them in replicas gone within 90 s (what a rise that stopped cost).
 
 With --requests FROM TO, the requests that arrived in [FROM, TO) and finished: how many met the TPOT
 SLO and how many missed it, with the median output tokens, prompt tokens and TPOT of each.
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from bisect import bisect_right
 from collections import defaultdict
 from pathlib import Path
 
@@ -41,6 +43,9 @@ from scaler.sim.sweep import window_bounds  # noqa: E402
 
 
 POLICIES = {SloScaler.name: SloScaler, **{variant.name: variant for variant in VARIANTS}}
+# A replica gone this soon after it was asked for served little or nothing: cancelled while starting, or released
+# within half a minute of becoming ready at the bench's 60 s cold start.
+SHORT_LIVED_S = 90.0
 
 
 def _span(values, fmt: str = "{:.1f}") -> str:
@@ -51,6 +56,22 @@ def starting_seconds(samples, start: float, end: float) -> float:
     """Replica-seconds of replicas still starting in [start, end), from the run's control-tick samples
     (time, queued, running, ready, starting, desired), each held until the next."""
     return sum(now[4] * max(0.0, min(after[0], end) - max(now[0], start)) for now, after in zip(samples, samples[1:]))
+
+
+def trended_seconds(lifetimes, decisions, start: float, end: float, short_s: float = SHORT_LIVED_S) -> tuple[float, float]:
+    """Replica-seconds in [start, end) of replicas asked for while ours' forecast stood above the arrival rate (the
+    trend's rise), and of those the ones gone within `short_s` of being asked for: the replicas a rise that stopped
+    started. A replica is dated by the last decision at or before it was asked for."""
+    times = [d.time for d in decisions]
+    trended = short = 0.0
+    for asked, gone in lifetimes:
+        held = min(gone, end) - max(asked, start)
+        at = bisect_right(times, asked) - 1
+        if held <= 0 or at < 0 or not decisions[at].arrival_forecast_rps > decisions[at].arrival_rps:
+            continue
+        trended += held
+        short += held if gone - asked < short_s else 0.0
+    return trended, short
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     starting = starting_seconds(record.samples, start, end)
     print(f"evaluation window [{start:.0f}, {end:.0f}) s: {held:,.0f} replica-seconds, {starting:,.0f} of them "
           f"({starting / held if held else 0.0:.1%}) in replicas still starting")
+    trended, short = trended_seconds(record.lifetimes, policy.decisions, start, end)
+    print(f"  asked for while the forecast stood above the rate: {trended:,.0f} replica-seconds, {short:,.0f} of "
+          f"them in replicas gone within {SHORT_LIVED_S:.0f} s")
 
     if args.requests is not None:
         low, high = args.requests

@@ -7,6 +7,7 @@ import importlib.util
 import re
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -73,6 +74,16 @@ def test_decision_timeline_counts_every_request_once_and_runs_the_ablation_varia
     setup = replace(Setup(), seed=0)
     bench = run_point(trace_file(trace, setup, 0), "ours-floor-one", None, setup, seed=0).windows["eval"]
     assert held == round(bench.gpu_seconds) and 0 < starting < held, window
+    trended, short = (float(n.replace(",", "")) for n in re.findall(
+        r"([\d,]+) (?:replica-seconds, |of them in replicas gone)",
+        next(line for line in lines if "forecast stood above the rate" in line)))
+    assert 0 <= short <= trended <= held
+    # Replicas dated by the decision before them: one asked for on a trend (forecast above the rate)
+    # and gone in 30 s, one on a trend kept 200 s, one asked for without a trend; only [100, 400) counts.
+    decision = lambda t, rate, forecast: SimpleNamespace(time=t, arrival_rps=rate, arrival_forecast_rps=forecast)
+    decisions = [decision(0.0, 5.0, 5.0), decision(150.0, 5.0, 9.0), decision(300.0, 5.0, 5.0)]
+    lifetimes = [(151.0, 181.0), (160.0, 360.0), (301.0, 500.0), (50.0, 500.0)]
+    assert timeline.trended_seconds(lifetimes, decisions, 100.0, 400.0) == (230.0, 30.0)
     finished = int(next(line for line in lines if line.startswith("requests that arrived")).rsplit(" ", 1)[1])
     met, missed = (int(line.split(":")[1].split(",")[0]) for line in lines if line.startswith(("  met", "  missed")))
     assert met + missed == finished > 0
