@@ -1255,9 +1255,116 @@ memory.
   each run's own loop sends its calls back to back, a timeout apart, and stops at a fixed count: the load steps up for
   the outage, and no run makes more than ten calls.
 
+Set 20 (`--set 20`): three more shapes, 20 minutes each, chosen from the source and documentation of a scheduler, an
+indexing pipeline and a voice-agent framework that send work to a model (Kubernetes' CronJob controller, Microsoft
+GraphRAG, LiveKit Agents), without running any policy on them or reading any policy's result (nor any results file; only
+docs/simulator.md's paragraphs on sets 18 and 19 were read, for their style, the first of which sums up set 18's scoring
+in a line); the set is held out, designed blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session,
+through a search of stored copies: the pages and files cited below, in excerpts or whole as said; also seen and not
+used: Airflow's catchup (a DAG unpaused runs every interval it missed, True by default in Airflow 2 and False in 3, in
+Manning's liveBook summary of Data Pipelines with Apache Airflow, with max_active_runs bounding the runs at once in
+apache/airflow issues; read in excerpts: a block of runs at once, close to batch-backfill) and LiveKit's adaptive
+interruption handling (a model telling barge-ins from backchannels, on LiveKit Cloud; what it changes in the model calls
+was not found). Nothing here is cited from memory.
+
+- `forbid-skips.csv` (~7.5 requests/s; 7.21-7.78 on seeds 0-15): a CronJob that triages support tickets with the model
+  every 2 minutes under concurrencyPolicy Forbid, when an incident floods the inbox: the Jobs grow past their slots, the
+  slots they overrun are skipped, and the next Job takes the whole backlog, so for the incident the job alternates long
+  runs at its client's pace with idle waits for the clock. A CronJob's concurrencyPolicy is Allow by default (Jobs that
+  overrun run side by side), Forbid "forbids concurrent runs, skipping next run if previous run hasn't finished yet",
+  Replace replaces the running Job, and startingDeadlineSeconds is an "optional deadline in seconds for starting the job
+  if it misses scheduled time for any reason" (the CronJobSpec API reference, in k8s-openapi's copies at docs.rs;
+  Kubernetes' page as quoted in mondoohq/mondoo-operator issue 991, which moved its CronJobs to Forbid; read in
+  excerpts). Its controller (pkg/controller/cronjob/cronjob_controllerv2.go, github.com/kubernetes/kubernetes, read in
+  part): a Job's update re-queues its CronJob; a sync takes the most recent unmet schedule time and, if
+  startingDeadlineSeconds is set and that time plus the deadline has passed, records a missed start and waits for the
+  next; under Forbid, with a Job active, it creates none and leaves LastScheduleTime as it was, so the missed time stays
+  unmet until that Job is done. Here: other traffic Poisson at 4 requests/s with the conversation trace's lengths; the
+  CronJob at */2 from a seeded phase, with Forbid and a startingDeadlineSeconds of 30, running from half an hour before
+  the trace; a Job's pod makes its first call a lognormal 4 s after the Job is created (sigma 0.3) and triages every
+  ticket created since the last pod started, paced by its client at 6 requests/s (one per 1/6 s slot), each a ticket's
+  thread and instructions (lognormal, median 1,200 tokens, sigma 0.5) for a priority and a queue (median 8, sigma 0.3);
+  the Job is done a lognormal 1.5 s (sigma 0.3) after its last call; tickets are created Poisson at 1.5 a second, and at
+  8 during an incident from a seeded minute 3-5 for a seeded 5-7 minutes (all ours but Kubernetes' rules). A Job done by
+  the next slot leaves the job idle until then (runs of ~30 s every 2 minutes before the incident); one done within 30 s
+  of the slot it overran lets that slot's Job start at once; one done later skips to the slot after, whose Job carries
+  the tickets of two or three periods. On seeds 0-15: 5.1-5.8 requests/s before the incident, 6.9-8.5 during it; Jobs of
+  162-198 tickets before it (mean), the longest 190-322 s and the biggest 1,153-1,943 tickets; 1-3 skipped slots and 0-1
+  late starts; after a skip the job idle for 11-94 s while the tickets pile up; its calls never above 6.6 a second in
+  any 10 s (5.9-6.1 within a Job). Where drifting-jobs' CronJob keeps its slots because its runs are short, and
+  cron-minutes and flex-windows fire on the clock, here runs longer than the period meet the concurrency policy: the
+  load is capped at one Job's pace, and whether the missed Job starts at once or waits for the clock turns on a 30 s
+  deadline.
+- `graphrag-index.csv` (~5.4 requests/s; 5.12-5.63 on seeds 0-15): a knowledge graph built from a corpus with Microsoft
+  GraphRAG's defaults, next to other traffic: for minutes a closed loop of 25 chunks in progress, each an extraction
+  call and then its gleaning, then at the barrier a burst of short description summaries, then a slower phase of long
+  community reports, then nothing. Its standard pipeline runs create_base_text_units, create_final_documents,
+  extract_graph, create_communities, create_final_text_units, create_community_reports and generate_text_embeddings in
+  turn (graphrag/index/workflows/factory.py, read whole); extract_graph extracts from every text unit with as many
+  threads as the model's concurrent_requests, then summarises the descriptions (workflows/extract_graph.py, read whole);
+  the extractor calls the model with the extraction prompt and the chunk, then, for each gleaning, with the conversation
+  so far and CONTINUE_PROMPT ("MANY entities and relationships were missed in the last extraction..."), the Y/N loop
+  check only between gleanings (operations/extract_graph/graph_extractor.py and prompts/index/extract_graph.py, whose
+  prompt with its three worked examples runs to ~8,900 characters; read whole); the summariser calls the model only for
+  an entity or relationship with two descriptions or more, with max_tokens 500 (description_summary_extractor.py, read
+  whole); its defaults (config/defaults.py, one version, read whole): CHUNK_SIZE 1,200 and CHUNK_OVERLAP 100 tokens,
+  LLM_CONCURRENT_REQUESTS 25, ENTITY_EXTRACTION_MAX_GLEANINGS 1, COMMUNITY_REPORT_MAX_LENGTH 2,000 and
+  COMMUNITY_REPORT_MAX_INPUT_LENGTH 8,000; all github.com/microsoft/graphrag; its docs put graph extraction at "roughly
+  75% of indexing cost" (docs/index/methods.md, as quoted in a summary, read in an excerpt). Here: other traffic Poisson
+  at 4 requests/s with the conversation trace's lengths; from a seeded start in minutes 1-3, an index of 60 documents
+  (lognormal, median 6,000 tokens, sigma 0.8) in 1,200-token chunks 1,100 apart (a document's last chunk what is left),
+  25 chunks at a time, each slot sending a chunk's extraction (1,800 tokens of prompt, our estimate for the template at
+  ~4 characters a token once its delimiters are filled in, and the chunk; records lognormal, median 550, sigma 0.4) and,
+  when it returns, its gleaning (that prompt, the records and CONTINUE_PROMPT's 40 tokens; median 220, sigma 0.6), then
+  taking the next chunk; a lognormal 5 s (sigma 0.5) after the last chunk is back, one summary a chunk (the prompt's
+  ~250 tokens and 2 descriptions plus a geometric number of mean 1, each lognormal, median 35, sigma 0.5; a summary of
+  median 90, sigma 0.5, within 500), 25 at a time; a lognormal 20 s later (sigma 0.5: the clustering), 0.3 community
+  reports a chunk (a 1,600-token template and the community's context, lognormal, median 3,500, sigma 0.6, within 8,000;
+  a report of median 800, sigma 0.4), 25 at a time; a call taking 0.3 s plus its prompt at 8,000 tokens/s and its output
+  at 45 tokens/s, times a lognormal factor (sigma 0.2); all ours but GraphRAG's figures. On seeds 0-15: 327-494
+  extractions of a whole chunk (one prompt length, 3,000 tokens), 97.5-99.5% of them followed by their gleaning (its
+  prompt theirs plus their records and 40 tokens) at 0.98-1.01x the latency model's time (median); 23.9-24.8 chunks in
+  progress through the middle half of the extraction phase, which ends at 470-684 s; 6.1-6.7 requests/s then, the
+  busiest 30 s of the summaries after it at 13.1-14.6 (2.0-2.3x); 58-91 report-like requests (prompts of 5,000 tokens or
+  more, outputs of 300 or more), at most one before the last chunk is back (a chance one), the last at 650-881 s, and
+  3.9-4.2 requests/s after it. Where contextual-ingest sends each document as a burst of identical prompts and
+  sorted-eval walks a suite in one closed loop, here a loop of fixed width pairs every call with a follow-up one decode
+  later, and the work changes at each barrier: long extractions, a burst of short summaries, long reports, then none.
+- `preemptive-turns.csv` (~8.3 requests/s; 7.94-8.78 on seeds 0-15): voice agents on LiveKit Agents with preemptive
+  generation on: a user's turn sends its transcript so far to the model at each phrase, cancelling the call before, at
+  most three times a turn, so the agents' requests run at about twice their turns. LiveKit Agents 1.5.4's
+  PreemptiveGenerationOptions: enabled "Defaults to ``True``"; max_speech_duration, "Beyond this threshold, preemptive
+  generation is skipped", 10.0 s; max_retries, "Maximum number of preemptive generation attempts per user turn. The
+  counter resets when the turn completes", 3 (its release notes at newreleases.io, quoting
+  livekit-agents/livekit/agents/voice/turn.py); each trigger cancels the preemptive generation in flight before those
+  checks (livekit/agents pull request 5428, in excerpts of its diff and review); with it "the agent sends inference
+  calls as soon as a user transcript is received rather than waiting for a definitive turn boundary ... but may incur
+  extra compute if the user interrupts or revises mid-utterance", the speculative reply reused at the turn's end if the
+  context is unchanged and replaced by a new call if not (its docs as quoted in livekit/agents issue 4219, which found
+  two full calls a turn); the speculation starts on a preflight transcript and is discarded if the final one differs
+  (issue 4317); the JS SDK's default endpointing waits minDelay 500 ms (its defaultEndpointingOptions, docs.livekit.io);
+  all read in excerpts. Here: other traffic Poisson at 3 requests/s with the conversation trace's lengths; calls
+  answered Poisson at 0.27 a second from 10 minutes before the trace, each with its agent's instructions (lognormal,
+  median 1,500 tokens, sigma 0.3) and a lognormal number of user turns (median 8, sigma 0.5); a turn is a phrase and,
+  with probability 0.6 after each, another (2.5 on average), phrases lognormal 1.8 s long (sigma 0.5) at 3.3 tokens a
+  second (150 words a minute), with lognormal pauses of 0.3 s (sigma 0.4); each phrase's final transcript, 0.2 s after
+  it ends, cancels the speculative call in flight (its output cut to what it has decoded by then: a first token after
+  0.3 s plus the prompt at 8,000 tokens/s, then 45 tokens/s) and, within three a turn and 10 s of speech, sends another
+  with the history and the transcript so far; the turn is confirmed 0.5 s after the last phrase, and the last phrase's
+  call is the reply (lognormal, median 35 tokens, sigma 0.5), or, if it had none, a call is sent then; the agent speaks
+  the reply at 3.3 tokens a second from its first token, the user answers a lognormal 0.7 s after it (sigma 0.5), and
+  the reply joins the history (all ours but LiveKit's figures). On seeds 0-15: 35-37% of the requests follow one 0.5-5 s
+  earlier whose prompt is 1-16 tokens shorter and whose output fits in the time between (8-10% with preemptive
+  generation off, 39-43% without its caps); among the chains so linked, those of four calls 2.3-3.5x as many as those of
+  five or more (0.6-0.8x without the caps), those of three 1.9-2.3x as many as those of four; 5.1-5.8 requests/s with
+  preemptive generation off (one call a turn); prompts at a median of 1,525-1,643 tokens, outputs 42-45. Where
+  call-surge follows a phone line's calls through a surge and webui-followups adds task calls after each reply, here
+  each turn sends its growing transcript up to four times while the user speaks, all but the last abandoned: the
+  requests double while the conversations do not.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -3975,12 +4082,212 @@ def set19_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     })
 
 
+# ---- set 20 ---------------------------------------------------------------------------------------
+
+FORBID_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+# The CronJob: its schedule (*/2) and startingDeadlineSeconds, with concurrencyPolicy Forbid (both values ours)
+FORBID_PERIOD_S, FORBID_DEADLINE_S = 120.0, 30.0
+FORBID_START_S, FORBID_DONE_S = (4.0, 0.3), (1.5, 0.3)  # lognormal (median, sigma): Job to first call; last to done
+FORBID_PACE = 6.0  # req/s: the job's client sends one ticket per 1/pace s
+FORBID_TICKETS, FORBID_SURGE = 1.5, 8.0  # tickets/s created; more during the incident
+FORBID_ONSET_S, FORBID_SURGE_S = (180.0, 300.0), (300.0, 420.0)  # uniform: the incident's start; how long it lasts
+FORBID_PROMPT, FORBID_OUTPUT = (1200.0, 0.5), (8.0, 0.3)  # lognormal (median, sigma): a ticket and instructions; triage
+FORBID_WARMUP_S = 1800.0  # the CronJob runs from this long before the trace
+
+
+def forbid_incident(rng: random.Random) -> tuple[float, float]:
+    """When the incident's tickets start (uniform in FORBID_ONSET_S) and stop (a uniform FORBID_SURGE_S later)."""
+    onset = rng.uniform(*FORBID_ONSET_S)
+    return onset, onset + rng.uniform(*FORBID_SURGE_S)
+
+
+def forbid_next(created: float, done: float, phase: float) -> float:
+    """When the CronJob controller creates the next Job after one created at `created` is done at `done`: at the next
+    slot if the Job is done by then; else (Forbid skipped the slots it overran) at once if it is done within
+    FORBID_DEADLINE_S of the latest missed slot, which is still unmet, or at the slot after that one."""
+    upcoming = phase + (math.floor((created - phase) / FORBID_PERIOD_S + 1e-9) + 1) * FORBID_PERIOD_S
+    if done <= upcoming:
+        return upcoming
+    missed = upcoming + math.floor((done - upcoming) / FORBID_PERIOD_S) * FORBID_PERIOD_S
+    return done if done <= missed + FORBID_DEADLINE_S else missed + FORBID_PERIOD_S
+
+
+def forbid_runs(rng: random.Random, seconds: float, phase: float,
+                incident: tuple[float, float]) -> list[tuple[float, int, int]]:
+    """The CronJob's Jobs from FORBID_WARMUP_S before the trace: each pod triages the tickets created since the last
+    pod started (its watermark), paced at FORBID_PACE; calls outside the trace are dropped."""
+    created = sorted(poisson_times(rng, FORBID_TICKETS, -FORBID_WARMUP_S, seconds)
+                     + poisson_times(rng, FORBID_SURGE - FORBID_TICKETS, *incident))
+    rows, watermark = [], -FORBID_WARMUP_S
+    job = phase + math.ceil((watermark - phase) / FORBID_PERIOD_S) * FORBID_PERIOD_S
+    while job < seconds:
+        start = job + lognormal_draw(rng, FORBID_START_S)
+        tickets = bisect.bisect_left(created, start) - bisect.bisect_left(created, watermark)
+        sent = paced(rng, start, tickets, FORBID_PACE)
+        rows.extend((t, clamp(lognormal_draw(rng, FORBID_PROMPT), PROMPT_MAX),
+                     clamp(lognormal_draw(rng, FORBID_OUTPUT), OUTPUT_MAX)) for t in sent if 0.0 <= t < seconds)
+        watermark = start
+        job = forbid_next(job, (sent[-1] if sent else start) + lognormal_draw(rng, FORBID_DONE_S), phase)
+    return rows
+
+
+def forbid_skips(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at FORBID_OTHER with the conversation trace's lengths, plus the CronJob's triage calls
+    (its schedule at a seeded phase). The rows, and the job's calls per 10 s."""
+    phase, incident = rng.uniform(0.0, FORBID_PERIOD_S), forbid_incident(rng)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, FORBID_OTHER, 0.0, seconds)]
+    job = forbid_runs(rng, seconds, phase, incident)
+    return sorted(rows + job), per_bin_counts((t for t, _, _ in job), seconds, 10.0)
+
+
+GRAPH_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+GRAPH_START_S = (60.0, 180.0)  # uniform: when `graphrag index` starts
+GRAPH_DOCS, GRAPH_DOC = 60, (6000.0, 0.8)  # the corpus: documents; lognormal (median, sigma) tokens each (ours)
+GRAPH_CHUNK, GRAPH_OVERLAP = 1200, 100  # GraphRAG's default chunks: tokens, and tokens shared with the next chunk
+GRAPH_SLOTS = 25  # its default concurrent_requests, extract_graph's thread count: 25 chunks in progress at once
+GRAPH_EXTRACT, GRAPH_CONTINUE = 1800, 40  # tokens: the extraction prompt without the chunk; its CONTINUE_PROMPT (ours)
+GRAPH_RECORDS, GRAPH_GLEANED = (550.0, 0.4), (220.0, 0.6)  # lognormal (median, sigma): records; gleaned (ours)
+GRAPH_SUMMARIES, GRAPH_SUMMARIZE = 1.0, 250  # summaries a chunk (2+ descriptions); the prompt's tokens (ours)
+GRAPH_MORE, GRAPH_DESCRIPTION, GRAPH_SUMMARY = 0.5, (35.0, 0.5), (90.0, 0.5)  # descriptions 2 + geometric; lognormal
+GRAPH_SUMMARY_MAX = 500  # the summariser's max_tokens
+GRAPH_REPORTS, GRAPH_REPORT_PROMPT, GRAPH_INPUT_MAX = 0.3, 1600, 8000  # reports a chunk, template (ours); max input
+GRAPH_CONTEXT, GRAPH_REPORT = (3500.0, 0.6), (800.0, 0.4)  # lognormal (median, sigma): context; report (ours)
+GRAPH_PAUSE_S = ((5.0, 0.5), (20.0, 0.5))  # lognormal (median, sigma): merging the graph; clustering it (ours)
+GRAPH_OVERHEAD_S, GRAPH_PREFILL, GRAPH_DECODE, GRAPH_JITTER = 0.3, 8000.0, 45.0, 0.2  # latency, as the harness's (ours)
+
+
+def graph_latency(rng: random.Random, prompt: int, output: int) -> float:
+    return (GRAPH_OVERHEAD_S + prompt / GRAPH_PREFILL + output / GRAPH_DECODE) * rng.lognormvariate(0.0, GRAPH_JITTER)
+
+
+def graph_chunks(rng: random.Random) -> list[int]:
+    """Each chunk's tokens, document by document: GRAPH_CHUNK-token windows GRAPH_OVERLAP apart, a document's last
+    chunk what is left of it."""
+    chunks = []
+    for _ in range(GRAPH_DOCS):
+        tokens = max(1, round(lognormal_draw(rng, GRAPH_DOC)))
+        n = max(1, math.ceil((tokens - GRAPH_OVERLAP) / (GRAPH_CHUNK - GRAPH_OVERLAP)))
+        chunks += [GRAPH_CHUNK] * (n - 1) + [tokens - (n - 1) * (GRAPH_CHUNK - GRAPH_OVERLAP)]
+    return chunks
+
+
+def graph_index(rng: random.Random, start: float) -> list[tuple[float, int, int]]:
+    """One `graphrag index` run from `start`: each chunk's extraction, then its gleaning (the extraction's history, its
+    records and the CONTINUE_PROMPT) once the extraction returns, GRAPH_SLOTS chunks at a time; after the last, the
+    description summaries, then after clustering the community reports, each phase a closed loop of GRAPH_SLOTS."""
+    def latency(prompt: int, output: int) -> float:
+        return graph_latency(rng, prompt, output)
+    free, rows = [start] * GRAPH_SLOTS, []
+    for chunk in graph_chunks(rng):
+        t = heapq.heappop(free)
+        prompt, records = GRAPH_EXTRACT + chunk, clamp(lognormal_draw(rng, GRAPH_RECORDS), OUTPUT_MAX)
+        glean_at = t + latency(prompt, records)
+        glean_prompt, gleaned = prompt + records + GRAPH_CONTINUE, clamp(lognormal_draw(rng, GRAPH_GLEANED), OUTPUT_MAX)
+        rows += [(t, prompt, records), (glean_at, glean_prompt, gleaned)]
+        heapq.heappush(free, glean_at + latency(glean_prompt, gleaned))
+    n, summaries = len(rows) // 2, []
+    for _ in range(round(GRAPH_SUMMARIES * n)):
+        descriptions = 2
+        while rng.random() < GRAPH_MORE:
+            descriptions += 1
+        prompt = GRAPH_SUMMARIZE + sum(lognormal_draw(rng, GRAPH_DESCRIPTION) for _ in range(descriptions))
+        summaries.append((clamp(prompt, PROMPT_MAX), clamp(lognormal_draw(rng, GRAPH_SUMMARY), GRAPH_SUMMARY_MAX)))
+    summarized, done = closed_loop(max(free) + lognormal_draw(rng, GRAPH_PAUSE_S[0]), summaries, GRAPH_SLOTS, latency)
+    reports = [(GRAPH_REPORT_PROMPT + min(GRAPH_INPUT_MAX, round(lognormal_draw(rng, GRAPH_CONTEXT))),
+                clamp(lognormal_draw(rng, GRAPH_REPORT), OUTPUT_MAX)) for _ in range(round(GRAPH_REPORTS * n))]
+    reported, _ = closed_loop(done + lognormal_draw(rng, GRAPH_PAUSE_S[1]), reports, GRAPH_SLOTS, latency)
+    return rows + summarized + reported
+
+
+def graphrag_index(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at GRAPH_OTHER with the conversation trace's lengths, plus one GraphRAG indexing run
+    from a seeded start. The rows, and the run's calls per 10 s."""
+    start = rng.uniform(*GRAPH_START_S)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, GRAPH_OTHER, 0.0, seconds)]
+    run = [row for row in graph_index(rng, start) if row[0] < seconds]
+    return sorted(rows + run), per_bin_counts((t for t, _, _ in run), seconds, 10.0)
+
+
+VOICE_OTHER, VOICE_CALLS, VOICE_WARMUP_S = 3.0, 0.27, 600.0  # req/s of other traffic; calls a second, from this before
+VOICE_SYSTEM, VOICE_TURNS = (1500.0, 0.3), (8.0, 0.5)  # lognormal (median, sigma): an agent's instructions; user turns
+VOICE_MORE = 0.6  # the chance a user's turn goes on after a phrase: 2.5 phrases a turn on average (ours)
+VOICE_PHRASE_S, VOICE_PAUSE_S = (1.8, 0.5), (0.3, 0.4)  # lognormal (median, sigma): a phrase; a pause within a turn
+VOICE_TOKENS_S = 3.3  # tokens spoken a second: 150 words a minute at ~1.33 tokens a word (ours)
+VOICE_STT_S, VOICE_THINK_S = 0.2, (0.7, 0.5)  # a phrase's end to its final transcript; lognormal: the user's pause
+# LiveKit Agents: the minimum endpointing delay (the turn confirmed this long after the user stops), and preemptive
+# generation's max_retries (speculative calls a turn) and max_speech_duration (none once the user has spoken longer)
+VOICE_ENDPOINT_S, VOICE_MAX_RETRIES, VOICE_MAX_SPEECH_S = 0.5, 3, 10.0
+VOICE_REPLY = (35.0, 0.5)  # lognormal (median, sigma): a spoken reply's tokens
+VOICE_OVERHEAD_S, VOICE_PREFILL, VOICE_DECODE = 0.3, 8000.0, 45.0  # first token after overhead + prefill; decode (ours)
+
+
+def voice_first_token(prompt: int) -> float:
+    return VOICE_OVERHEAD_S + prompt / VOICE_PREFILL
+
+
+def preemptive_call(rng: random.Random, start: float, max_retries: int = VOICE_MAX_RETRIES,
+                    max_speech: float = VOICE_MAX_SPEECH_S) -> list[tuple[float, int, int]]:
+    """One call: each user turn is phrases with short pauses; each phrase's final transcript cancels the speculative
+    call in flight (its output cut to what it decoded by then) and, within `max_retries` a turn and `max_speech` s of
+    speech, starts another with the transcript so far. The turn is confirmed VOICE_ENDPOINT_S after the user stops: the
+    last phrase's call, if it has one, is the reply; else a call is sent then. The agent speaks the reply, the user
+    answers, and the reply joins the history."""
+    history, rows, t = clamp(lognormal_draw(rng, VOICE_SYSTEM), PROMPT_MAX), [], start
+    for _ in range(max(1, round(lognormal_draw(rng, VOICE_TURNS)))):
+        said, count, pending, phrase_start = 0, 0, None, t
+        while True:
+            end = phrase_start + lognormal_draw(rng, VOICE_PHRASE_S)
+            said += max(1, round((end - phrase_start) * VOICE_TOKENS_S))
+            final = end + VOICE_STT_S
+            if pending is not None:  # the transcript changed: the speculation is cancelled
+                sent, prompt = pending
+                decoded = (final - sent - voice_first_token(prompt)) * VOICE_DECODE
+                rows.append((sent, prompt, max(1, min(clamp(lognormal_draw(rng, VOICE_REPLY), OUTPUT_MAX),
+                                                      int(decoded)))))
+                pending = None
+            if count < max_retries and final - t <= max_speech:
+                count, pending = count + 1, (final, clamp(history + said, PROMPT_MAX))
+            if rng.random() >= VOICE_MORE:
+                break
+            phrase_start = end + lognormal_draw(rng, VOICE_PAUSE_S)
+        confirmed = end + VOICE_ENDPOINT_S
+        sent, prompt = pending if pending is not None else (confirmed, clamp(history + said, PROMPT_MAX))
+        reply = clamp(lognormal_draw(rng, VOICE_REPLY), OUTPUT_MAX)
+        rows.append((sent, prompt, reply))
+        speaking = max(confirmed, sent + voice_first_token(prompt))
+        t = speaking + reply / VOICE_TOKENS_S + lognormal_draw(rng, VOICE_THINK_S)
+        history = prompt + reply
+    return rows
+
+
+def preemptive_turns(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at VOICE_OTHER with the conversation trace's lengths, plus voice agents' calls, answered
+    Poisson at VOICE_CALLS from VOICE_WARMUP_S before the trace. The rows, and the agents' model calls per 10 s."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, VOICE_OTHER, 0.0, seconds)]
+    calls = [row for start in poisson_times(rng, VOICE_CALLS, -VOICE_WARMUP_S, seconds)
+             for row in preemptive_call(rng, start) if 0.0 <= row[0] < seconds]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+SET20 = ("forbid-skips", "graphrag-index", "preemptive-turns")
+
+
+def set20_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised job, indexing or voice agent calls spread over each 10 s) of one set-20 trace."""
+    return binned_trace("set20", name, seed, {
+        "forbid-skips": (FORBID_OTHER, forbid_skips),
+        "graphrag-index": (GRAPH_OTHER, graphrag_index),
+        "preemptive-turns": (VOICE_OTHER, preemptive_turns),
+    })
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
         10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace),
         14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace), 17: (SET17, set17_trace),
-        18: (SET18, set18_trace), 19: (SET19, set19_trace)}
+        18: (SET18, set18_trace), 19: (SET19, set19_trace), 20: (SET20, set20_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

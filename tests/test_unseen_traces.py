@@ -1,9 +1,10 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 19 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 20 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import importlib.util
 import itertools
@@ -12,6 +13,7 @@ import random
 import statistics
 import subprocess
 import sys
+import types
 from collections import Counter
 from pathlib import Path
 
@@ -172,7 +174,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -242,7 +244,8 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
                                                     (8, 5.0, 16.0), (9, 7.0, 13.0), (10, 6.0, 13.0),
                                                     (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0),
                                                     (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0),
-                                                    (17, 7.0, 13.0), (18, 4.0, 11.0), (19, 7.0, 11.0)])
+                                                    (17, 7.0, 13.0), (18, 4.0, 11.0), (19, 7.0, 11.0),
+                                                    (20, 4.5, 10.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -265,10 +268,11 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   12: (unseen.SET12, unseen.set12_trace, 0.1), 13: (unseen.SET13, unseen.set13_trace, 0.1),
                   14: (unseen.SET14, unseen.set14_trace, 0.1), 15: (unseen.SET15, unseen.set15_trace, 0.1),
                   16: (unseen.SET16, unseen.set16_trace, 0.1), 17: (unseen.SET17, unseen.set17_trace, 0.1),
-                  18: (unseen.SET18, unseen.set18_trace, 0.1), 19: (unseen.SET19, unseen.set19_trace, 0.1)}
+                  18: (unseen.SET18, unseen.set18_trace, 0.1), 19: (unseen.SET19, unseen.set19_trace, 0.1),
+                  20: (unseen.SET20, unseen.set20_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -285,11 +289,12 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     attempts per 10 s for consumer-scaleout, valley-fill and timeout-retries, of the realised session and job requests
     per 10 s for push-wave and drifting-jobs, of the realised canary weights for canary-rollback, of the realised
     activity, harness and script requests per 10 s for activity-retries, sorted-eval and idle-bursts, of the realised
-    job, Open WebUI and agent calls per 10 s for flex-windows, webui-followups and max-turns-loops) within 5%:
+    job, Open WebUI and agent calls per 10 s for flex-windows, webui-followups and max-turns-loops, of the realised job,
+    indexing and voice agent calls per 10 s for forbid-skips, graphrag-index and preemptive-turns) within 5%:
     0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7,
     0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set
     12, 0.976-1.013 for set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for
-    set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19."""
+    set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19, 0.991-1.028 for set 20."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -2216,8 +2221,278 @@ def test_max_turns_loops_repeat_each_run_to_max_turns_while_its_tool_hangs(set_a
     check_max_turns_loops(arrivals, times, seconds, *mcp_window())
 
 
+def forbid_schedule() -> tuple[float, tuple[float, float]]:
+    """forbid-skips' schedule phase and incident for seed 0 (its generator's first draws)."""
+    rng = random.Random("unseen-set20/forbid-skips/0")
+    return rng.uniform(0.0, unseen.FORBID_PERIOD_S), unseen.forbid_incident(rng)
+
+
+def check_forbid_skips(arrivals: list, times: list[float], seconds: float, phase: float,
+                       incident: tuple[float, float]) -> None:
+    """The shape test_forbid_skips_... asserts, on any trace; `phase` and `incident` are the generator's."""
+    period, deadline, pace = unseen.FORBID_PERIOD_S, unseen.FORBID_DEADLINE_S, unseen.FORBID_PACE
+    triage = [t for t, a in zip(times, arrivals) if a.max_tokens <= 16]  # the job's replies: a priority and a queue
+    runs = [run for run in clusters(triage, 2.0) if run[2] >= 20]
+    assert max(counts(triage, 10.0, seconds)) <= 1.15 * 10.0 * pace  # one Job at a time, never two
+
+    def slot_before(t: float) -> float:
+        return t - (t - phase) % period
+
+    def tickets(a: float, b: float) -> float:  # expected tickets created in [a, b)
+        surge = max(0.0, min(b, incident[1]) - max(a, incident[0]))
+        return unseen.FORBID_TICKETS * (b - a) + (unseen.FORBID_SURGE - unseen.FORBID_TICKETS) * surge
+    late = skipped = 0
+    for (first0, last0, _), (first, last, n) in zip(runs, runs[1:]):
+        assert n <= 1.1 * pace * (last - first) + 5  # paced by the client
+        if first0 < 15.0:
+            continue  # started before the trace: its slot is unknown
+        upcoming, missed = slot_before(first0) + period, slot_before(last0)
+        if missed < upcoming - 1.0:  # done in time: the next slot's Job, after the pod's start-up
+            assert 0.0 <= first - upcoming <= 12.0, (first0, last0, first)
+        elif last0 - missed <= deadline - 4.0:  # overran a slot, done within the deadline: the missed Job at once
+            assert 1.0 <= first - last0 <= 15.0, (first0, last0, first)
+            late += 1
+        elif last0 - missed >= deadline:  # done too late: the slot is skipped, the backlog waits for the next
+            assert 0.0 <= first - (missed + period) <= 12.0, (first0, last0, first)
+            skipped += 1
+        # each Job triages the tickets created since the last one started: a skip makes the next one bigger
+        expected = tickets(first0, first)
+        if expected >= 300.0 and last < seconds - 2.0:
+            assert 0.8 <= n / expected <= 1.25, (first, n, expected)
+    assert skipped >= 1, (skipped, late)
+
+
+def test_forbid_skips_skip_the_slots_a_job_overruns_and_triage_the_backlog_at_the_next(set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus a CronJob every 2 minutes (a seeded phase) with
+    concurrencyPolicy Forbid and startingDeadlineSeconds 30: each Job's pod starts ~4 s after its slot and triages the
+    tickets created since the last pod started (1.5 a second, 8 during a 5-7 minute incident from minute 3-5), paced at
+    6 req/s, replies of a few tokens. A Job that overruns the next slot skips it; done within 30 s of the slot it
+    overran, the missed Job starts at once, later than that it waits for the slot after. On seeds 0-15: 7.21-7.78 req/s;
+    the Jobs' calls never above 6.6 a second in any 10 s; every Job starting 1.6-7.1 s after its slot, or 3.6-5.6 s
+    after the last Job's last call (0-1 a seed); 1-3 skipped slots, after which the job idles 11-94 s; Jobs of 162-198
+    tickets before the incident (mean), the biggest 1,153-1,943; the Jobs of 300 expected tickets or more at 0.92-1.09x
+    the tickets created since the last started. It finds the Jobs by their short replies (runs of 20 or more at most 2
+    s apart) and takes the schedule's phase and the incident from the generator; it does not check the start-up delays'
+    spread, the tickets' lengths, nor Jobs of under 300 expected tickets one by one. Look-alikes it rejects
+    (test_forbid_skips_check_rejects_...): concurrencyPolicy Allow, Forbid without a deadline, a loop sleeping 2 minutes
+    after each run, and the same requests at shuffled times."""
+    arrivals = set_arrivals(20)["forbid-skips.csv"]
+    times, seconds, _ = shifted("forbid-skips", arrivals, unseen.set20_trace)
+    check_forbid_skips(arrivals, times, seconds, *forbid_schedule())
+
+
+def replayed(rows: list[tuple[float, int, int]]) -> tuple[list, list[float]]:
+    """Generated rows as the reader's arrivals (only prompt_tokens and max_tokens are read) and their times."""
+    return ([types.SimpleNamespace(prompt_tokens=p, max_tokens=o) for _, p, o in rows], [t for t, _, _ in rows])
+
+
+@pytest.mark.parametrize("look_alike", ["allow", "no-deadline", "fixed-delay", "shuffled"])
+def test_forbid_skips_check_rejects_other_schedules_and_shuffled_times(set_arrivals, monkeypatch, look_alike):
+    """The same generator and draws with concurrencyPolicy Allow (the default: overrunning Jobs run side by side; fails
+    the one-Job cap), Forbid without startingDeadlineSeconds (a missed Job always starts once the last is done; fails
+    the wait for the next slot after a late finish), or a loop sleeping one period after each run instead of a schedule
+    (fails the slots); and the trace's own requests at shuffled times (fails the slots): each fails the check, on seeds
+    0-15 too (checked while writing it)."""
+    period, phase_incident = unseen.FORBID_PERIOD_S, forbid_schedule()
+
+    def no_deadline(created: float, done: float, phase: float) -> float:
+        upcoming = phase + (math.floor((created - phase) / period + 1e-9) + 1) * period
+        return max(upcoming, done)
+    rules = {"allow": lambda created, done, phase: phase + (math.floor((created - phase) / period + 1e-9) + 1) * period,
+             "no-deadline": no_deadline, "fixed-delay": lambda created, done, phase: done + period}
+    if look_alike == "shuffled":
+        arrivals = set_arrivals(20)["forbid-skips.csv"]
+        times, seconds, _ = shifted("forbid-skips", arrivals, unseen.set20_trace)
+        rng = random.Random("look-alikes/forbid-skips")
+        order = sorted(range(len(times)), key=lambda _: rng.random())
+        arrivals, times = [arrivals[k] for k in order], sorted(times)
+    else:
+        monkeypatch.setattr(unseen, "forbid_next", rules[look_alike])
+        rows, seconds, _ = unseen.set20_trace("forbid-skips", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_forbid_skips(arrivals, times, seconds, *phase_incident)
+
+
+def graph_latency(prompt: int, output: int) -> float:
+    """A call's expected latency by the generator's model (its jitter's median)."""
+    return unseen.GRAPH_OVERHEAD_S + prompt / unseen.GRAPH_PREFILL + output / unseen.GRAPH_DECODE
+
+
+def gleaning_links(arrivals: list, times: list[float]) -> list[tuple[int, int]]:
+    """(i, j): request j carries request i's prompt, its output and the CONTINUE_PROMPT, sent once i would be back
+    (0.6-1.6x i's expected latency): a chunk's extraction and its gleaning."""
+    by_prompt: dict[int, list[tuple[float, int]]] = {}
+    for k, (t, a) in enumerate(zip(times, arrivals)):
+        by_prompt.setdefault(a.prompt_tokens, []).append((t, k))
+    links = []
+    for i, (t, a) in enumerate(zip(times, arrivals)):
+        later = by_prompt.get(a.prompt_tokens + a.max_tokens + unseen.GRAPH_CONTINUE, [])
+        expected = graph_latency(a.prompt_tokens, a.max_tokens)
+        k = bisect.bisect_left(later, (t + 0.6 * expected, -1))
+        if k < len(later) and later[k][0] <= t + 1.6 * expected:
+            links.append((i, later[k][1]))
+    return links
+
+
+def check_graphrag_index(arrivals: list, times: list[float], seconds: float) -> None:
+    """The shape test_graphrag_index_... asserts, on any trace."""
+    # an extraction's prompt is the template and a chunk of at most GRAPH_CHUNK tokens
+    links = [(i, j) for i, j in gleaning_links(arrivals, times)
+             if 0 < arrivals[i].prompt_tokens - unseen.GRAPH_EXTRACT <= unseen.GRAPH_CHUNK]
+    full = [i for i, a in enumerate(arrivals) if a.prompt_tokens == unseen.GRAPH_EXTRACT + unseen.GRAPH_CHUNK]
+    extractions = {i for i, _ in links}
+    # most chunks are a whole 1,200 tokens: one extraction prompt length, each followed by its gleaning once it returns
+    assert len(full) >= 300, len(full)
+    assert sum(i in extractions for i in full) >= 0.95 * len(full)
+    # 25 chunks in progress at a time, from an extraction's sending to its gleaning's return (the phase is the largest
+    # run of extractions with no gap over 30 s: a link elsewhere is another request's chance match)
+    spans = sorted((times[i], times[j] + graph_latency(arrivals[j].prompt_tokens, arrivals[j].max_tokens))
+                   for i, j in links)
+    begin, last, _ = max(clusters([a for a, _ in spans], 30.0), key=lambda run: run[2])
+    spans = [(a, b) for a, b in spans if begin <= a <= last]
+    end = max(b for _, b in spans)
+    quarter = (end - begin) / 4.0
+    samples = [begin + quarter + k for k in range(int(2.0 * quarter))]
+    busy = statistics.fmean(sum(a <= s < b for a, b in spans) for s in samples)
+    assert 0.8 * unseen.GRAPH_SLOTS <= busy <= 1.2 * unseen.GRAPH_SLOTS, busy
+    # the later phases wait for the last chunk: the description summaries at once (a burst of short calls), the
+    # community reports (long prompts and outputs) after the clustering
+    rate = rate_between(times)
+    burst = max(rate(end + k, end + k + 30.0) for k in range(0, 61, 5))
+    assert burst >= 1.6 * rate(begin + quarter, end - quarter), (burst, rate(begin + quarter, end - quarter))
+    reports = [t for t, a in zip(times, arrivals) if a.prompt_tokens >= 5000 and a.max_tokens >= 300]
+    assert len(reports) >= 0.1 * len(links), len(reports)
+    assert sum(t < end for t in reports) <= 2
+
+
+def test_graphrag_index_gleans_each_chunk_25_at_a_time_then_summarises_and_reports(set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus one `graphrag index` run from minute 1-3 at
+    GraphRAG's defaults: 1,200-token chunks overlapping by 100, 25 chunks at a time (concurrent_requests), each an
+    extraction call (the extraction prompt and the chunk) and then, once it returns, one gleaning (max_gleanings 1: the
+    extraction's history, its records and the CONTINUE_PROMPT); after the last chunk the description summaries, then
+    after clustering the community reports (context up to max_input_length 8,000). On seeds 0-15: 327-494 extractions
+    of a whole chunk (3,000-token prompts), 97.5-99.5% followed by their gleaning at 0.98-1.01x the latency model's time
+    (median); 23.9-24.8 chunks in progress through the middle half of the extraction phase; the busiest 30 s of the
+    summaries 2.0-2.3x that phase's 6.1-6.7 req/s; 58-91 report-like requests (prompts of 5,000 or more, outputs of 300
+    or more), at most one of them (by chance) before the last chunk is back. It finds the extractions by their
+    gleanings' prompts and the reports by their lengths; it does not check the summaries' lengths, the reports' pace,
+    nor the order of the chunks. Look-alikes it rejects (test_graphrag_index_check_rejects_...): the gleanings dropped
+    (max_gleanings 0), sent with their extractions, the reports moved into the extraction phase, and the same requests
+    at shuffled times."""
+    arrivals = set_arrivals(20)["graphrag-index.csv"]
+    times, seconds, _ = shifted("graphrag-index", arrivals, unseen.set20_trace)
+    check_graphrag_index(arrivals, times, seconds)
+
+
+@pytest.mark.parametrize("look_alike", ["no-gleaning", "gleaning-at-once", "reports-early", "shuffled"])
+def test_graphrag_index_check_rejects_changed_gleanings_phases_and_shuffled_times(set_arrivals, look_alike):
+    """The trace with its gleanings dropped (max_gleanings 0) or sent with their extractions instead of after them
+    (both fail the gleaning links), with its community reports moved to random times from the run's start (no barrier:
+    fails the reports' wait for the last chunk), or with its requests at shuffled times (fails the links): each fails
+    the check, on seeds 0-15 too (checked while writing it)."""
+    arrivals = set_arrivals(20)["graphrag-index.csv"]
+    times, seconds, _ = shifted("graphrag-index", arrivals, unseen.set20_trace)
+    rng = random.Random("look-alikes/graphrag-index")
+    links = gleaning_links(arrivals, times)
+    moved = dict(zip(range(len(times)), times))
+    if look_alike == "no-gleaning":
+        for _, j in links:
+            moved.pop(j, None)
+    elif look_alike == "gleaning-at-once":
+        moved.update({j: times[i] for i, j in links})
+    elif look_alike == "reports-early":
+        begin = min(times[i] for i, _ in links)
+        moved.update({k: rng.uniform(begin, seconds) for k, a in enumerate(arrivals)
+                      if a.prompt_tokens >= 5000 and a.max_tokens >= 300})
+    else:
+        moved = dict(zip(sorted(moved, key=lambda _: rng.random()), times))
+    order = sorted(moved, key=moved.get)
+    with pytest.raises(AssertionError):
+        check_graphrag_index([arrivals[k] for k in order], [moved[k] for k in order], seconds)
+
+
+def speculation_chains(arrivals: list, times: list[float]) -> Counter:
+    """How many chains of each length (7 for 7 or more) the requests form when each is linked to the nearest later one
+    0.5-5 s after it whose prompt is 1-16 tokens longer (a phrase or two more of the user's transcript), and that one
+    to the nearest earlier such, provided the earlier one's output fits in what it could decode before the later one
+    was sent (a speculative call cancelled by the next transcript, or done by then)."""
+    def fits(i: int, j: int) -> bool:
+        a, b = arrivals[i], arrivals[j]
+        decoded = (times[j] - times[i] - unseen.voice_first_token(a.prompt_tokens)) * unseen.VOICE_DECODE
+        return 1 <= b.prompt_tokens - a.prompt_tokens <= 16 and a.max_tokens <= max(1, int(decoded)) + 1
+    forward, backward = {}, {}
+    for i, t in enumerate(times):
+        for j in range(bisect.bisect_left(times, t + 0.5), bisect.bisect_left(times, t + 5.0)):
+            if fits(i, j):
+                forward[i] = j
+                break
+        for j in range(bisect.bisect_right(times, t - 0.5) - 1, bisect.bisect_left(times, t - 5.0) - 1, -1):
+            if fits(j, i):
+                backward[i] = j
+                break
+    links = {i: j for i, j in forward.items() if backward.get(j) == i}
+    lengths: Counter = Counter()
+    for head in set(links) - set(links.values()):
+        length, k = 1, head
+        while k in links:
+            length, k = length + 1, links[k]
+        lengths[min(length, 7)] += 1
+    return lengths
+
+
+def check_preemptive_turns(arrivals: list, times: list[float]) -> None:
+    """The shape test_preemptive_turns_... asserts, on any trace."""
+    chains = speculation_chains(arrivals, times)
+    linked = sum((length - 1) * n for length, n in chains.items())
+    # a turn sends its growing transcript at each phrase: many requests follow one a phrase shorter
+    assert linked >= 0.25 * len(arrivals), (linked, len(arrivals))
+    # at most three speculative calls a turn and one more at its end: chains stop at four (longer ones by chance)
+    longer = sum(n for length, n in chains.items() if length >= 5)
+    assert chains[4] >= 1.5 * longer, chains
+    assert chains[3] >= 1.2 * chains[4], chains
+
+
+def test_preemptive_turns_speculate_at_each_phrase_three_times_at_most(set_arrivals):
+    """3 req/s of other traffic (the conversation trace's lengths) plus LiveKit voice agents with preemptive generation
+    on (its default): calls answered at 0.27 a second, each user turn 2.5 phrases on average; each phrase's final
+    transcript cancels the speculative call in flight and, within max_retries 3 a turn and max_speech_duration 10 s,
+    sends another with the transcript so far; the last one is the reply, or a call at the turn's end if the last phrase
+    had none. On seeds 0-15: 35-37% of the requests linked to one 0.5-5 s earlier whose prompt is 1-16 tokens shorter
+    and whose output fits in the time between (8-10% with preemptive generation off); chains of four 2.3-3.5x as many
+    as of five or more (0.6-0.8x without the caps), of three 1.9-2.3x as many as of four. It links the calls by their
+    prompts, times and outputs: it does not tell the 10 s rule from the cap of three, nor check that the cancelled
+    calls' outputs are cut (speculations run to completion would pass when their replies are short). Look-alikes it
+    rejects (test_preemptive_turns_check_rejects_...): preemptive generation off, on without its caps (before LiveKit
+    Agents 1.5.4), and the same requests at shuffled times."""
+    arrivals = set_arrivals(20)["preemptive-turns.csv"]
+    times, _, _ = shifted("preemptive-turns", arrivals, unseen.set20_trace)
+    check_preemptive_turns(arrivals, times)
+
+
+@pytest.mark.parametrize("look_alike", ["off", "uncapped", "shuffled"])
+def test_preemptive_turns_check_rejects_no_speculation_no_caps_and_shuffled_times(set_arrivals, monkeypatch,
+                                                                                   look_alike):
+    """The same generator and draws with preemptive generation off (one call a turn, at its end: fails the links) or
+    without its caps (a speculative call at every phrase, however long the turn: fails the chains' stop at four), and
+    the trace's requests at shuffled times (fails the links): each fails the check, on seeds 0-15 too (checked while
+    writing it)."""
+    if look_alike == "shuffled":
+        arrivals = set_arrivals(20)["preemptive-turns.csv"]
+        times, _, _ = shifted("preemptive-turns", arrivals, unseen.set20_trace)
+        rng = random.Random("look-alikes/preemptive-turns")
+        arrivals = [arrivals[k] for k in sorted(range(len(times)), key=lambda _: rng.random())]
+    else:
+        caps = {"off": (0, 0.0), "uncapped": (10 ** 6, math.inf)}[look_alike]
+        call = functools.partial(unseen.preemptive_call, max_retries=caps[0], max_speech=caps[1])
+        monkeypatch.setattr(unseen, "preemptive_call", call)
+        arrivals, times = replayed(unseen.set20_trace("preemptive-turns", 0)[0])
+    with pytest.raises(AssertionError):
+        check_preemptive_turns(arrivals, times)
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "20"], "--set"),
+    (["--set", "21"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
