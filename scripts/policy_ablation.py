@@ -39,7 +39,8 @@ default configuration (one configuration for every workload, never tuned) and fo
 - hold-3-latencies: ready replicas are held while anything in three scale-up latencies needed
   them (the previous release hold) instead of one;
 - no-batch-need: demand without the batch term (replicas whose batches hold the running
-  requests at TPOT_TARGET_SHARE of the calibrated safe concurrency; the previous demand);
+  requests at the target utilisation of the calibrated safe concurrency, at least
+  TPOT_TARGET_SHARE of it; the demand before the batch term);
 - batch-now: the batch term counts the running requests only, not the batch the arrivals
   sustain (`R x lambda / mu` while arrivals outpace completions; the previous term);
 - free-slots-now: RED reads the free batch slots from the latest snapshot alone (the previous
@@ -66,7 +67,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - prefill-at-tpot-share: a burst's prompt tokens planned at TPOT_TARGET_SHARE of the prefill
   throughput whatever the target utilisation (the prefill term to the first half of stop 45);
 - trend-unchecked: the trend's rise extrapolated in full over the scale-up horizon, whatever its
-  past forecasts carried (the forecast to stop 45).
+  past forecasts carried (the forecast to stop 45);
+- batch-at-tpot-share: the batches planned at TPOT_TARGET_SHARE of the safe concurrency whatever
+  the target utilisation (the batch term to stop 46).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.
@@ -366,8 +369,9 @@ def _rate_at_capacity(original):
     def need(config, est, forecast, noise, bursts, prompt_bursts, slow_need, weight):
         share = config.target_utilization / decide_module.TPOT_TARGET_SHARE
         slots = config.max_concurrency * share if config.max_concurrency else None
-        return original(replace(config, target_utilization=1.0, max_concurrency=slots), est, forecast, noise, bursts,
-                        prompt_bursts, slow_need, weight)
+        with patched(decide_module, "batch_share", lambda config: decide_module.TPOT_TARGET_SHARE):  # as it was tried
+            return original(replace(config, target_utilization=1.0, max_concurrency=slots), est, forecast, noise,
+                            bursts, prompt_bursts, slow_need, weight)
     return need
 
 
@@ -462,6 +466,13 @@ class PrefillAtTpotShare(Variant):
     patch = (decide_module, "prefill_share", lambda config: decide_module.TPOT_TARGET_SHARE)
 
 
+class BatchAtTpotShare(Variant):
+    """The batches planned at TPOT_TARGET_SHARE of the safe concurrency at every target utilisation
+    (the batch term to stop 46)."""
+    name = "ours-batch-at-tpot-share"
+    patch = (decide_module, "batch_share", lambda config: decide_module.TPOT_TARGET_SHARE)
+
+
 class ShortBurstMemory(Variant):
     """Bursts forgotten with a 5-minute half-life instead of 20 minutes."""
     name = "ours-short-burst-memory"
@@ -474,7 +485,7 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
             PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseWidened, NoOneSecondWindow,
-            PrefillAtTpotShare, TrendUnchecked)
+            PrefillAtTpotShare, TrendUnchecked, BatchAtTpotShare)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

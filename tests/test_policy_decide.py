@@ -368,9 +368,9 @@ def test_a_batch_too_slow_for_the_tpot_slo_is_red_and_admits_only_what_completes
 
 def test_a_batch_nearing_its_safe_concurrency_asks_for_replicas_before_its_tpot_reads_slow():
     # 4 ready, S = 60, arrivals at the completion rate (4/s: one replica's worth at 0.8) and 20 ms
-    # per output token. The batches are kept at 70% of S: 150 running (62% of 240 slots) need no
-    # more replicas, 200 (83%) need 200 / 42 = 4.8, so a fifth starts while TPOT still reads fast.
-    # Nothing is refused for it: the measured TPOT is within its SLO.
+    # per output token. The batches are kept at the target utilisation of S, 80%: 150 running (62%
+    # of 240 slots) need no more replicas, 200 (83%) need 200 / 48 = 4.2, so a fifth starts while
+    # TPOT still reads fast. Nothing is refused for it: the measured TPOT is within its SLO.
     config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 60})
     decisions = {}
     for running in (150, 200):
@@ -380,28 +380,45 @@ def test_a_batch_nearing_its_safe_concurrency_asks_for_replicas_before_its_tpot_
                                      generation_tokens_total=running / 0.02 * t)
         decisions[running] = decision
     assert decisions[150].demand <= 4 and decisions[150].state is State.GREEN, decisions[150].detail
-    assert decisions[200].demand == pytest.approx(200 / (0.7 * 60)) and decisions[200].demand > 4
+    assert decisions[200].demand == pytest.approx(200 / (0.8 * 60)) and decisions[200].demand > 4
     assert decisions[200].state is State.GREEN and decisions[200].admission_rps is None, decisions[200].detail
+
+
+@pytest.mark.parametrize("target, share", [(0.5, 0.7), (0.7, 0.7), (0.9, 0.9), (1.0, 1.0)])
+def test_the_batches_are_planned_at_the_target_utilisation_of_their_safe_concurrency(target, share):
+    # 2 ready, S = 100, 170 running with arrivals at the completion rate (no queue, TPOT fast), and
+    # a capacity the rate term does not ask more of. The batch term plans them at the target's
+    # share of S, never below the 70% the TPOT target keeps: 170 / (share x 100) replicas, a third
+    # at every target below 0.9 and none at 0.9 or 1.0, where a fleet planned on its rate at that
+    # share is too (until stop 47 it asked for 170 / 70 = 2.4 at every target).
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 100,
+                             "per_replica_capacity_rps": 20.0, "target_utilization": target})
+    scenario = Scenario(config)
+    for t in range(1, 12):
+        decision = scenario.tick(waiting=0, running=170, ready=2, completions_per_s=4, arrivals_total=4.0 * t,
+                                 generation_tokens_total=170 / 0.02 * t)
+    assert decision.need == pytest.approx(170 / (share * 100)), decision.detail
+    assert (decision.demand > 2) is (target < 0.9), decision.detail
 
 
 def test_a_batch_that_arrivals_still_grow_asks_for_the_batch_they_sustain():
     # The same 4 ready, S = 60 and 150 running (62% of the slots, no more replicas needed while
     # arrivals match completions), but 6 arrivals/s against 4 completions/s: the batch is still
-    # growing, and by Little's law settles at 150 x 6 / 4 = 225, which needs 225 / 42 = 5.4.
+    # growing, and by Little's law settles at 150 x 6 / 4 = 225, which needs 225 / 48 = 4.7.
     config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 60})
     scenario = Scenario(config)
     for t in range(1, 12):
         decision = scenario.tick(waiting=0, running=150, ready=4, completions_per_s=4, arrivals_total=6.0 * t,
                                  generation_tokens_total=150 / 0.02 * t)
     assert decision.arrival_rps == pytest.approx(6.0) and decision.completion_rps == pytest.approx(4.0)
-    assert decision.demand == pytest.approx(150 * 6 / 4 / (0.7 * 60)), decision.detail
+    assert decision.demand == pytest.approx(150 * 6 / 4 / (0.8 * 60)), decision.detail
     assert decision.state is State.GREEN and decision.admission_rps is None, decision.detail
     # Completions outpacing arrivals do not shrink it below the batch running now.
     scenario = Scenario(config)
     for t in range(1, 12):
         decision = scenario.tick(waiting=0, running=200, ready=4, completions_per_s=4, arrivals_total=2.0 * t,
                                  generation_tokens_total=200 / 0.02 * t)
-    assert decision.demand == pytest.approx(200 / (0.7 * 60)), decision.detail
+    assert decision.demand == pytest.approx(200 / (0.8 * 60)), decision.detail
 
 
 def test_a_tpot_reading_over_the_slo_on_a_fleet_with_an_idle_replica_sheds_nothing():
