@@ -47,8 +47,9 @@ default configuration (one configuration for every workload, never tuned) and fo
   admission), not as those no reading of the last budget had taken;
 - floor-one: without `render`'s floor (minReplicas 1, the fleet starting at the bench's opening
   size), to show what the floor costs or saves;
-- short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes (a probe
-  of the history's memory, not a candidate: the half-life is not tuned on the scoreboard);
+- short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes, those that
+  came back too (a probe of the history's memory, not a candidate: the half-life is not tuned on
+  the scoreboard);
 - rate-at-capacity: the sustained rate at the saturated throughput and the batch term at
   targetUtilization x S (the target concurrency `render` deploys) instead of 0.7 x S: the first
   candidate for a headroom from history (tried, not in: docs/policy.md);
@@ -69,7 +70,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - trend-unchecked: the trend's rise extrapolated in full over the scale-up horizon, whatever its
   past forecasts carried (the forecast to stop 45);
 - batch-at-tpot-share: the batches planned at TPOT_TARGET_SHARE of the safe concurrency whatever
-  the target utilisation (the batch term to stop 46).
+  the target utilisation (the batch term to stop 46);
+- one-burst-memory: a burst seen once remembered with the 20-minute half-life of one that came
+  back (the burst histories to stop 46);
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.
@@ -473,6 +476,12 @@ class BatchAtTpotShare(Variant):
     patch = (decide_module, "batch_share", lambda config: decide_module.TPOT_TARGET_SHARE)
 
 
+class OneBurstMemory(Variant):
+    """A burst seen once remembered as long as one that came back (the burst histories to stop 46)."""
+    name = "ours-one-burst-memory"
+    patch = (headroom, "ONCE_HALF_LIFE_S", headroom.HISTORY_HALF_LIFE_S)
+
+
 class ShortBurstMemory(Variant):
     """Bursts forgotten with a 5-minute half-life instead of 20 minutes."""
     name = "ours-short-burst-memory"
@@ -485,7 +494,7 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
             PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseWidened, NoOneSecondWindow,
-            PrefillAtTpotShare, TrendUnchecked, BatchAtTpotShare)
+            PrefillAtTpotShare, TrendUnchecked, BatchAtTpotShare, OneBurstMemory)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from scaler.policy import ModelState, PolicyConfig
+from scaler.policy import ModelState, PolicyConfig, headroom
 from scaler.policy.decide import RELEASE_HOLD_LATENCIES, State
 
 from policy_helpers import Scenario
@@ -548,10 +548,42 @@ def test_a_burst_seen_keeps_headroom_after_it_and_the_headroom_decays():
         total += 60.0 if 20 <= t < 25 else 1.0  # 300 requests in 5 s, then quiet
         decision = scenario.tick(waiting=0, running=4, ready=2, completions_per_s=1, arrivals_total=total)
     # (300 + 4 running) / (5 req/s x 5 s + 20 slots) = 6.76 replica-equivalents: a burst may fill
-    # all of S (7.79 at the 0.7 the batches are kept at, which a burst need not keep)
-    assert decision.burst_window_s == 5.0 and decision.need == pytest.approx(304 / (25 + 20), rel=0.02)
-    bursts = headroom.observe(scenario.state.bursts, scenario.now + headroom.HISTORY_HALF_LIFE_S, total, 0.0, 60.0)
-    assert bursts.peak(5.0) == pytest.approx(300 / 2, rel=0.02)  # half as loud one half-life later
+    # all of S (7.79 at the 0.7 the batches are kept at, which a burst need not keep), the 300
+    # decayed over the 15 s since at the half-life of a burst seen once
+    kept = 300 * 0.5 ** (15 / headroom.ONCE_HALF_LIFE_S)
+    assert decision.burst_window_s == 5.0 and decision.need == pytest.approx((kept + 4) / (25 + 20), rel=0.01)
+    assert decision.burst_half_life_s == headroom.ONCE_HALF_LIFE_S
+    assert any("burst of requests (over 5s)" in n and "seen once" in n for n in decision.notes), decision.notes
+    bursts = headroom.observe(scenario.state.bursts, scenario.now + headroom.ONCE_HALF_LIFE_S, total, 0.0, 60.0)
+    assert bursts.peak(5.0) == pytest.approx(kept / 2, rel=0.01)  # half as loud one half-life later
+
+
+def test_a_burst_seen_once_fades_in_minutes_and_one_that_came_back_is_kept_for_twenty():
+    from scaler.policy import headroom
+
+    def after(bursts_at, quiet_s):
+        # 1 req/s, and 300 requests in 5 s at each of `bursts_at`; the 5 s peak `quiet_s` after the last
+        history, total = headroom.BurstHistory(), 0.0
+        end = bursts_at[-1] + 5
+        for t in range(end):
+            total += 60.0 if any(b <= t < b + 5 for b in bursts_at) else 1.0
+            history = headroom.observe(history, float(t), total, 0.0, 60.0)
+        later = headroom.observe(history, float(end - 1 + quiet_s), total + quiet_s, 0.0, 60.0)
+        return history.peak(5.0), later.peak(5.0)
+
+    # One burst: half as loud ONCE_HALF_LIFE_S (5 minutes) later, as before 1/16 by 20 minutes.
+    at_end, later = after([20], headroom.ONCE_HALF_LIFE_S)
+    assert at_end == pytest.approx(300) and later == pytest.approx(150, rel=0.01)
+    # The same burst back 4 minutes later (the count fell to 1/s between): it has returned, and it is
+    # kept with HISTORY_HALF_LIFE_S, half as loud 20 minutes on rather than 1/16.
+    at_end, later = after([20, 260], headroom.HISTORY_HALF_LIFE_S)
+    assert at_end == pytest.approx(300) and later == pytest.approx(150, rel=0.01)
+    # A second burst of under half the first's decayed peak is not it returning: the first still fades.
+    history, total = headroom.BurstHistory(), 0.0
+    for t in range(400):
+        total += 60.0 if 20 <= t < 25 else 14.0 if 260 <= t < 265 else 1.0  # 300, then 70 (of 86) in 5 s
+        history = headroom.observe(history, float(t), total, 0.0, 60.0)
+    assert history.peak(5.0) == pytest.approx(300 * 0.5 ** (375 / headroom.ONCE_HALF_LIFE_S), rel=0.01)
 
 
 def test_a_remembered_burst_keeps_demand_but_not_activity_once_nothing_arrives():
@@ -583,9 +615,11 @@ def test_a_burst_of_long_prompts_keeps_prefill_headroom_its_count_does_not_show(
         prompt += 10 * 500 + (3 * 20_000 if wave else 0)
         decision = scenario.tick(waiting=0, running=20, ready=2, completions_per_s=10, arrivals_total=arrived,
                                  prompt_tokens_total=prompt, prompt_tokens_in_flight=0.0)
-    # the 15 s with the wave (975,000 tokens) over 0.7 x 20,000 tokens/s x (15 s + the 1.95 s budget)
-    assert decision.prefill_burst == pytest.approx(975_000 / (0.7 * 20_000 * (15 + config.budget_s)), rel=0.02)
-    assert decision.need == pytest.approx(decision.prefill_burst) and decision.need > 4, decision.notes
+    # the 15 s with the wave (975,000 tokens) over 0.7 x 20,000 tokens/s x (15 s + the 1.95 s budget),
+    # 25 s old at the half-life of a burst seen once
+    faded = 0.5 ** (25 / headroom.ONCE_HALF_LIFE_S)
+    assert decision.prefill_burst == pytest.approx(faded * 975_000 / (0.7 * 20_000 * (15 + config.budget_s)), rel=0.01)
+    assert decision.need == pytest.approx(decision.prefill_burst) and decision.need > 3, decision.notes  # the rate: 2.5
     assert decision.burst_window_s == 15.0
     assert any("prompt tokens" in note for note in decision.notes)
     # without the counter (a source that lacks it) the same traffic keeps no such headroom
@@ -613,15 +647,16 @@ def test_a_clump_of_prompts_that_arrives_at_once_is_prefilled_within_the_budget_
         decision = scenario.tick(waiting=0, running=20, ready=2, completions_per_s=10, arrivals_total=arrived,
                                  prompt_tokens_total=prompt, prompt_tokens_in_flight=0.0)
     throughput = share * config.prefill_tps
-    one_second = (400_000 + 5_000) / (throughput * (1 + config.budget_s))
+    # 19 s after the clump, at the half-life of a burst seen once
+    one_second = 0.5 ** (19 / headroom.ONCE_HALF_LIFE_S) * (400_000 + 5_000) / (throughput * (1 + config.budget_s))
     five_seconds = (400_000 + 5 * 5_000) / (throughput * (5 + config.budget_s))
     assert decision.burst_window_s == 1.0, decision.notes
-    assert decision.prefill_burst == pytest.approx(one_second, rel=0.02) and one_second > 2 * five_seconds
+    assert decision.prefill_burst == pytest.approx(one_second, rel=0.01) and one_second > 2 * five_seconds
     assert decision.need == pytest.approx(decision.prefill_burst)
 
 
 def test_a_burst_the_rls_refused_is_remembered_by_its_prompts_as_well_as_its_requests():
-    from scaler.policy.headroom import HISTORY_HALF_LIFE_S
+    from scaler.policy.headroom import ONCE_HALF_LIFE_S
 
     # 2 ready serve 10 req/s of 2,000-token prompts; for 10 s, 30 req/s come and RED refuses 20 of
     # them: vLLM prefills the same 10 req/s throughout, and only the RLS's counts show the burst.
@@ -642,11 +677,11 @@ def test_a_burst_the_rls_refused_is_remembered_by_its_prompts_as_well_as_its_req
 
     counted, blind = run(True), run(False)
     # the 5 s window inside the burst: 5 x 30 requests x 2,000 tokens offered, over 0.7 x 20,000
-    # tokens/s x (5 s + the budget), 30 s old (1.7% faded at the history's 20-minute half-life);
+    # tokens/s x (5 s + the budget), 30 s old (6.7% faded at the 5-minute half-life of a burst seen once);
     # without the refusals only the admitted 10 req/s show, at most over the 30 s window: 30 x 10 x
     # 2,000 tokens over 0.7 x 20,000 x (30 + the budget), 1.34 replicas' prefill
     assert counted.burst_window_s == 5.0 and counted.need == pytest.approx(counted.prefill_burst)
-    faded = 0.5 ** (30 / HISTORY_HALF_LIFE_S)
+    faded = 0.5 ** (30 / ONCE_HALF_LIFE_S)
     assert counted.prefill_burst == pytest.approx(faded * 300_000 / (0.7 * 20_000 * (5 + config.budget_s)), rel=0.005)
     assert blind.prefill_burst == pytest.approx(600_000 / (0.7 * 20_000 * (30 + config.budget_s)), rel=0.02)
     # without vLLM's completion counter there is no mean prompt to price the refusals at

@@ -113,6 +113,7 @@ class Decision:
     need: float = 0.0  # replicas the SLO needs now: sustained rate or the largest recent burst, whichever is more
     deferred: float = 0.0  # replicas the demand holds back: recent excursions like this one ended before they could land
     burst_window_s: float = 0.0  # the window the burst that sets the headroom was seen over (0: none)
+    burst_half_life_s: float = 0.0  # how fast that burst fades: short while seen once, long once it came back (0: none)
     prefill_burst: float = 0.0  # replicas whose prefill clears the largest recent burst of prompt tokens
     arrival_forecast_rps: float = 0.0  # arrivals one scale-up latency ahead: the rate plus its rise (the sustained need's)
     trend_share: float = 1.0  # the share of the trend's rise the forecast extrapolates: what past forecasts carried
@@ -175,9 +176,14 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     if at_capacity > at_target and at_capacity >= need:
         notes.append(f"the forecast's Poisson noise over {est.scale_up_s:.0f}s ({noise:.2f}/s at {RATE_NOISE_Z:g} sd) is "
                      f"more than the target utilisation's margin: {at_capacity:.2f} replicas at the saturated throughput")
-    if prefill_burst and prefill_burst >= need:
+    in_tokens = bool(prefill_burst) and prefill_burst >= need
+    burst_memory = (prompt_bursts if in_tokens else bursts).half_life(burst_window) if burst_window else 0.0
+    if in_tokens:
         notes.append(f"the largest recent burst of prompt tokens (over {burst_window:.0f}s) needs "
-                     f"{prefill_burst:.2f} replicas' prefill")
+                     f"{prefill_burst:.2f} replicas' prefill{_memory(burst_memory)}")
+    elif burst_window:
+        notes.append(f"the largest recent burst of requests (over {burst_window:.0f}s) needs {need:.2f} replicas' "
+                     f"batches{_memory(burst_memory)}")
     if slow_need and slow_need >= need:
         notes.append(f"{slow.share:.1%} of recently finished requests missed the TPOT SLO (target "
                      f"{slow_tokens.TARGET_SHARE:.1%}): {slow_need:.2f} replicas")
@@ -218,7 +224,8 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         completion_rps=est.completion_rps, arrival_rps=est.arrival_rps, capacity_rps=est.capacity_rps,
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
         ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need, deferred=deferred,
-        burst_window_s=burst_window, prefill_burst=prefill_burst, arrival_forecast_rps=forecast,
+        burst_window_s=burst_window, burst_half_life_s=burst_memory, prefill_burst=prefill_burst,
+        arrival_forecast_rps=forecast,
         trend_share=trend.share, demand=demand,
         prompt_weight=weight,
         pressure=pressure, admission_rps=admission,
@@ -241,6 +248,13 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         trend=trend,
     )
     return decision, next_state
+
+
+def _memory(half_life_s: float) -> str:
+    if half_life_s <= 0:
+        return ""
+    seen = "seen once" if half_life_s <= headroom.ONCE_HALF_LIFE_S else "it has come back"
+    return f" ({seen}: it fades with a {half_life_s / 60:.0f}-minute half-life)"
 
 
 def _predict(config: PolicyConfig, est: Estimate) -> Prediction:

@@ -20,9 +20,11 @@ the P tokens already in flight before the burst's last request has waited out th
 
     N >= (T_w + P) / (share x V_P x (w + B))
 
-A_w (T_w) is the largest count of arrivals (prompt tokens) seen in any w seconds, forgotten with a half-life
-(HISTORY_HALF_LIFE_S), so a model learns its own burstiness online and lets go of one it no
-longer shows. The same marks give the trend over the scale-up horizon, whose halves are long
+A_w (T_w) is the largest count of arrivals (prompt tokens) seen in any w seconds, forgotten with a half-life,
+so a model learns its own burstiness online and lets go of one it no longer shows. The half-life
+is learned too: a burst seen once fades within minutes (ONCE_HALF_LIFE_S), and one that has come
+back, at least RETURN_SHARE of its size after the count had fallen below that, is kept with
+HISTORY_HALF_LIFE_S (`Peak`). The same marks give the trend over the scale-up horizon, whose halves are long
 enough for a rise from a low rate to stand out of the noise before the capacity it needs is late
 (`trend`). Pure functions of numbers and a small frozen state.
 """
@@ -42,22 +44,60 @@ from scaler.policy.signals import TREND_MIN_Z
 # clump that arrives at once (a client's replay, a fan-out): its last request has the TTFT budget
 # alone to be prefilled in, where the 5 s window would credit it with 5 s more.
 BURST_WINDOWS_S = (1.0, 5.0, 15.0, 30.0, 60.0)
-# A burst seen this long ago counts for half.
+# A burst that has come back, seen this long ago, counts for half.
 HISTORY_HALF_LIFE_S = 1200.0
+# A burst seen once counts for half this long after: one that never returns (a batch job, a single
+# flash crowd, a template gone viral once) held the fleet sized for a second one for the whole
+# 20 minutes (batch-backfill: 43% of the GPU-seconds for no attainment, stop 41's ablation), while
+# bursts that return (azure-code's, after gaps longer than five minutes) need the long memory.
+ONCE_HALF_LIFE_S = 300.0
+# A count back to this share of the remembered peak, after falling below it, is the burst returning;
+# one over 1 / RETURN_SHARE x the peak is a new burst, seen once.
+RETURN_SHARE = 0.5
 # Cumulative-arrival marks are kept at least this far apart: the shortest window's resolution (ticks
 # further apart interpolate between marks, so a 1 s count reads as that stretch's mean rate).
 MARK_SPACING_S = 1.0
 
 
 @dataclass(frozen=True)
+class Peak:
+    """The largest count seen in a window of `window_s`, decayed, and how often it came back."""
+    window_s: float
+    count: float = 0.0
+    returns: float = 0.0  # times a burst came back to RETURN_SHARE of the peak, decayed with HISTORY_HALF_LIFE_S
+    armed: bool = False  # the count fell below RETURN_SHARE of the peak since it last came back
+
+    def half_life(self) -> float:
+        """ONCE_HALF_LIFE_S for a burst seen once, HISTORY_HALF_LIFE_S once it has come back."""
+        return ONCE_HALF_LIFE_S + (HISTORY_HALF_LIFE_S - ONCE_HALF_LIFE_S) * min(1.0, self.returns)
+
+    def observe(self, count: float | None, dt: float) -> Peak:
+        returns = self.returns * 0.5 ** (dt / HISTORY_HALF_LIFE_S)
+        kept = self.count * 0.5 ** (dt / self.half_life())
+        if count is None:
+            return Peak(self.window_s, kept, returns, self.armed)
+        if count * RETURN_SHARE > kept:  # more than any burst remembered: a new one, seen once
+            return Peak(self.window_s, count, 0.0, False)
+        if count < RETURN_SHARE * kept:
+            return Peak(self.window_s, kept, returns, True)
+        if self.armed:  # back from below: the burst returned
+            returns += 1.0
+        return Peak(self.window_s, max(count, kept), returns, False)
+
+
+@dataclass(frozen=True)
 class BurstHistory:
     marks: tuple[tuple[float, float], ...] = ()  # (time, arrivals so far), oldest first, over the longest window
-    peaks: tuple[tuple[float, float], ...] = ()  # (window s, decayed largest count in such a window)
+    peaks: tuple[Peak, ...] = ()  # per window, shortest first
     arrived: float = 0.0  # cumulative arrivals (counted, or integrated from the rate)
     last: float | None = None  # time of the last update
 
     def peak(self, window_s: float) -> float:
-        return dict(self.peaks).get(window_s, 0.0)
+        return next((p.count for p in self.peaks if p.window_s == window_s), 0.0)
+
+    def half_life(self, window_s: float) -> float:
+        """How fast the peak over `window_s` fades (0: no such window)."""
+        return next((p.half_life() for p in self.peaks if p.window_s == window_s), 0.0)
 
 
 def windows(scale_up_s: float) -> tuple[float, ...]:
@@ -81,13 +121,9 @@ def observe(history: BurstHistory, now: float, arrivals_total: float | None, arr
     marks = list(history.marks[first:])
     if not marks or now - marks[-1][0] >= MARK_SPACING_S:
         marks.append((now, arrived))
-    decay = 0.5 ** (dt / HISTORY_HALF_LIFE_S)
-    old = dict(history.peaks)
-    peaks = []
-    for w in grid:
-        count = _count_since(marks, now - w, arrived)
-        peaks.append((w, max(count if count is not None else 0.0, old.get(w, 0.0) * decay)))
-    return BurstHistory(tuple(marks), tuple(peaks), arrived, now)
+    old = {p.window_s: p for p in history.peaks}
+    peaks = tuple(old.get(w, Peak(w)).observe(_count_since(marks, now - w, arrived), dt) for w in grid)
+    return BurstHistory(tuple(marks), peaks, arrived, now)
 
 
 def count_over(history: BurstHistory, now: float, span_s: float) -> float | None:
@@ -180,9 +216,9 @@ def prefill_replicas(history: BurstHistory, *, in_flight: float, prefill_tps: fl
 def _largest(history: BurstHistory, replicas) -> tuple[float, float]:
     """The most replicas `replicas(window, peak)` asks for over the history's windows, and that window."""
     best, where = 0.0, 0.0
-    for w, peak in history.peaks:
-        if peak > 0:
-            need = replicas(w, peak)
+    for p in history.peaks:
+        if p.count > 0:
+            w, need = p.window_s, replicas(p.window_s, p.count)
             if need > best:
                 best, where = need, w
     return (best if math.isfinite(best) else 0.0), where
