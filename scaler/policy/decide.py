@@ -456,9 +456,9 @@ def batch_share(config: PolicyConfig) -> float:
     at that share of the capacity (a replica at u x c holds about u x S by Little's law), and never
     below TPOT_TARGET_SHARE, where the measured TPOT's target already keeps them. At 0.7 of S at
     every target (until stop 47), the batch asked for a replica the rate did not: push-wave at 1.0,
-    seed 0, 466-499 s, 2 replicas with S = 116 running 146-179 requests at 13.2-14.6 req/s (2 x c =
-    14.1), the batch term up to 2.46 replicas, and a third replica started and cancelled before it
-    was ready, where a static fleet of 2 holds 100%."""
+    seed 0, 460-620 s, 2 replicas at 11-15 requests/s (2 x c = 14.5), the need at 1.8-3.0 and a
+    third replica started and cancelled twice (105 of the evaluation window's 2,306 replica-seconds);
+    planned at the target, the need stays at 1.8-2.2 and the seed costs 2,201, a static 2's."""
     return max(TPOT_TARGET_SHARE, config.target_utilization)
 
 
