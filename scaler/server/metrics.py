@@ -44,7 +44,7 @@ DECISION_GAUGES = (
      "(vllm:prompt_tokens_total, plus the RLS's refusals at the mean prompt; 5-minute half-life while seen once, "
      "20 minutes once one has come back).", lambda d: d.prefill_burst),
     ("burst_half_life_seconds", "Half-life of the burst that sets the need: 300 while it has been seen once, "
-     "1200 once one at least half its size has come back (0 when no burst sets it).",
+     "up to 1200 once one at least half its size has come back (0 when no burst sets it).",
      lambda d: d.burst_half_life_s),
     ("prompt_weight", "Calibrated requests' replica time one request of the live mix takes, by its prompt "
      "(capacityPromptTokens); the sustained need divides the capacity by it. 1 when not weighed.",
