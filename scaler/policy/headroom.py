@@ -46,10 +46,10 @@ from scaler.policy.signals import TREND_MIN_Z
 BURST_WINDOWS_S = (1.0, 5.0, 15.0, 30.0, 60.0)
 # A burst that has come back, seen this long ago, counts for half.
 HISTORY_HALF_LIFE_S = 1200.0
-# A burst seen once counts for half this long after: one that never returns (a batch job, a single
-# flash crowd, a template gone viral once) held the fleet sized for a second one for the whole
-# 20 minutes (batch-backfill: 43% of the GPU-seconds for no attainment, stop 41's ablation), while
-# bursts that return (azure-code's, after gaps longer than five minutes) need the long memory.
+# A burst seen once counts for half this long after: one that never returns (a day's peak, a batch
+# job, a single flash crowd) held the fleet sized for a second one for the whole 20 minutes
+# (diurnal-chat at 1.0: 6-8 replicas through an evening its floor of 5 carries), while bursts that
+# return (azure-code's, after gaps longer than five minutes) need the long memory.
 ONCE_HALF_LIFE_S = 300.0
 # A count back to this share of the remembered peak, after falling below it, is the burst returning;
 # one over 1 / RETURN_SHARE x the peak is a new burst, seen once.
