@@ -72,7 +72,7 @@ default configuration (one configuration for every workload, never tuned) and fo
 - batch-at-tpot-share: the batches planned at TPOT_TARGET_SHARE of the safe concurrency whatever
   the target utilisation (the batch term to stop 46);
 - one-burst-memory: a burst seen once remembered with the 20-minute half-life of one that came
-  back (the burst histories to stop 46);
+  back (the burst histories to stop 46).
 
 It also prints each workload's safe concurrency per seed, judged with and without the TPOT SLO, and
 `render`'s floor per seed at the knob, with the traffic profile it is derived from.

@@ -559,8 +559,6 @@ def test_a_burst_seen_keeps_headroom_after_it_and_the_headroom_decays():
 
 
 def test_a_burst_seen_once_fades_in_minutes_and_one_that_came_back_is_kept_for_twenty():
-    from scaler.policy import headroom
-
     def after(bursts_at, quiet_s):
         # 1 req/s, and 300 requests in 5 s at each of `bursts_at`; the 5 s peak `quiet_s` after the last
         history, total = headroom.BurstHistory(), 0.0
@@ -571,7 +569,8 @@ def test_a_burst_seen_once_fades_in_minutes_and_one_that_came_back_is_kept_for_t
         later = headroom.observe(history, float(end - 1 + quiet_s), total + quiet_s, 0.0, 60.0)
         return history.peak(5.0), later.peak(5.0)
 
-    # One burst: half as loud ONCE_HALF_LIFE_S (5 minutes) later, as before 1/16 by 20 minutes.
+    # One burst: half as loud ONCE_HALF_LIFE_S (5 minutes) later, 1/16 by 20 minutes (until stop 47,
+    # every burst was half as loud only 20 minutes later).
     at_end, later = after([20], headroom.ONCE_HALF_LIFE_S)
     assert at_end == pytest.approx(300) and later == pytest.approx(150, rel=0.01)
     # The same burst back 4 minutes later (the count fell to 1/s between): it has returned, and it is
