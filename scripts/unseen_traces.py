@@ -2398,6 +2398,17 @@ def binned_rate(base: float, counts: list[int], bin_s: float) -> Rate:
     return lambda t: base + counts[int(t // bin_s)] / bin_s
 
 
+def beside_chat(rng: random.Random, seconds: float, chat_rps: float, starts_rps: float, warmup_s: float, session,
+                bin_s: float = 10.0) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at `chat_rps` with the conversation trace's lengths, plus sessions started Poisson at
+    `starts_rps` from `warmup_s` before the trace (so they open mid-process), `session(start)` giving each one's rows;
+    rows outside the trace are dropped. The rows, and the sessions' rows per `bin_s`."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, chat_rps, 0.0, seconds)]
+    sessions = [row for start in poisson_times(rng, starts_rps, -warmup_s, seconds)
+                for row in session(start) if 0.0 <= row[0] < seconds]
+    return sorted(rows + sessions), per_bin_counts((t for t, _, _ in sessions), seconds, bin_s)
+
+
 def binned_trace(set_name: str, name: str, seed: int, traces: dict) -> tuple[list[tuple[float, int, int]], float, Rate]:
     """One 20-minute trace of a set whose traces are a base rate of other traffic plus generated requests counted per
     10 s: `traces` maps each name to (that base in requests/s, draw(rng, seconds) -> (rows, per-10 s counts)), and each
@@ -2414,10 +2425,8 @@ def binned_trace(set_name: str, name: str, seed: int, traces: dict) -> tuple[lis
 def research_fanout(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
     """Chat at FANOUT_CHAT plus research queries opened as a Poisson process from FANOUT_WARMUP_S before the trace
     (so it opens mid-process); calls outside the trace are dropped. The rows, and the research calls per minute."""
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, FANOUT_CHAT, 0.0, seconds)]
-    research = [row for start in poisson_times(rng, FANOUT_QUERIES, -FANOUT_WARMUP_S, seconds)
-                for row in research_query(rng, start) if 0.0 <= row[0] < seconds]
-    return sorted(rows + research), per_bin_counts((t for t, _, _ in research), seconds, 60.0)
+    return beside_chat(rng, seconds, FANOUT_CHAT, FANOUT_QUERIES, FANOUT_WARMUP_S,
+                       lambda start: research_query(rng, start), bin_s=60.0)
 
 
 SET9 = ("lunch-dip", "thinking-upgrade", "research-fanout")
@@ -3231,10 +3240,8 @@ def contextual_ingest(rng: random.Random, seconds: float) -> tuple[list[tuple[fl
     """Chat Poisson at INGEST_CHAT with the conversation trace's lengths, plus documents uploaded as a Poisson process
     at INGEST_UPLOADS from INGEST_WARMUP_S before the trace (so it opens mid-process), each indexed as it arrives; calls
     outside the trace are dropped. The rows, and the indexing calls per 10 s."""
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, INGEST_CHAT, 0.0, seconds)]
-    calls = [row for start in poisson_times(rng, INGEST_UPLOADS, -INGEST_WARMUP_S, seconds)
-             for row in ingest_document(rng, start) if 0.0 <= row[0] < seconds]
-    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+    return beside_chat(rng, seconds, INGEST_CHAT, INGEST_UPLOADS, INGEST_WARMUP_S,
+                       lambda start: ingest_document(rng, start))
 
 
 SPILL_OWN, SPILL_DEMAND = 6.0, (6.0, 15.0)  # req/s: this deployment's own traffic; the app's demand at start and end
@@ -4009,10 +4016,8 @@ def webui_followups(rng: random.Random, seconds: float,
                     toggle: float) -> tuple[list[tuple[float, int, int]], list[int]]:
     """Other API clients, Poisson at WEBUI_OTHER with the conversation trace's lengths, plus Open WebUI's chats,
     started Poisson at WEBUI_CHATS from WEBUI_WARMUP_S before the trace. The rows, and Open WebUI's calls per 10 s."""
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, WEBUI_OTHER, 0.0, seconds)]
-    chats = [row for start in poisson_times(rng, WEBUI_CHATS, -WEBUI_WARMUP_S, seconds)
-             for row in webui_chat(rng, start, toggle) if 0.0 <= row[0] < seconds]
-    return sorted(rows + chats), per_bin_counts((t for t, _, _ in chats), seconds, 10.0)
+    return beside_chat(rng, seconds, WEBUI_OTHER, WEBUI_CHATS, WEBUI_WARMUP_S,
+                       lambda start: webui_chat(rng, start, toggle))
 
 
 LOOP_OTHER, LOOP_RUNS, LOOP_WARMUP_S = 4.0, 0.9, 180.0  # req/s of other traffic; agent runs a second, from this before
@@ -4062,10 +4067,7 @@ def max_turns_loops(rng: random.Random, seconds: float,
                     outage: tuple[float, float]) -> tuple[list[tuple[float, int, int]], list[int]]:
     """Other traffic, Poisson at LOOP_OTHER with the conversation trace's lengths, plus agent runs started Poisson at
     LOOP_RUNS from LOOP_WARMUP_S before the trace. The rows, and the runs' model calls per 10 s."""
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, LOOP_OTHER, 0.0, seconds)]
-    calls = [row for start in poisson_times(rng, LOOP_RUNS, -LOOP_WARMUP_S, seconds)
-             for row in agent_run(rng, start, outage) if 0.0 <= row[0] < seconds]
-    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+    return beside_chat(rng, seconds, LOOP_OTHER, LOOP_RUNS, LOOP_WARMUP_S, lambda start: agent_run(rng, start, outage))
 
 
 SET19 = ("flex-windows", "webui-followups", "max-turns-loops")
@@ -4263,10 +4265,8 @@ def preemptive_call(rng: random.Random, start: float, max_retries: int = VOICE_M
 def preemptive_turns(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
     """Other traffic, Poisson at VOICE_OTHER with the conversation trace's lengths, plus voice agents' calls, answered
     Poisson at VOICE_CALLS from VOICE_WARMUP_S before the trace. The rows, and the agents' model calls per 10 s."""
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, VOICE_OTHER, 0.0, seconds)]
-    calls = [row for start in poisson_times(rng, VOICE_CALLS, -VOICE_WARMUP_S, seconds)
-             for row in preemptive_call(rng, start) if 0.0 <= row[0] < seconds]
-    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+    return beside_chat(rng, seconds, VOICE_OTHER, VOICE_CALLS, VOICE_WARMUP_S,
+                       lambda start: preemptive_call(rng, start))
 
 
 SET20 = ("forbid-skips", "graphrag-index", "preemptive-turns")
