@@ -11,7 +11,8 @@ burst history). Per window of
 --by seconds: the requests that arrived and their prompt tokens (thousands), those that missed the TTFT
 SLO and those that met it but missed the TPOT SLO; and ours' decisions in the window: the ready
 replicas (min-max), the most starting, the need (min-max), the largest demand, the burst window that
-set the need (0: none), the most deferred, the prompt-token burst's replicas, and the states (G, Y, R).
+set the need (0: none) and the longest half-life in minutes such a burst was remembered with (5 while seen
+once, up to 20 once it came back; 0: none), the most deferred, the prompt-token burst's replicas, and the states (G, Y, R).
 
 Then the evaluation window's replica-seconds (the bench's GPU-seconds) and how many of them were
 spent on replicas still starting (asked for, not yet ready: cancelled ones and the start of those
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     for d in policy.decisions:
         decided[int(d.time // args.by)].append(d)
     print(f"{'from s':>7} {'req':>5} {'ktok':>6} {'TTFT miss':>9} {'TPOT miss':>9} | {'ready':>5} {'start':>5} "
-          f"{'need':>10} {'demand':>6} {'burst w':>7} {'defer':>5} {'prefill':>7} states")
+          f"{'need':>10} {'demand':>6} {'burst w':>7} {'mem':>4} {'defer':>5} {'prefill':>7} states")
     for b in sorted(set(arrived) | set(decided)):
         n, tokens, ttft_missed, tpot_missed = arrived.get(b, (0, 0, 0, 0))
         left = f"{b * args.by:7.0f} {n:5d} {tokens / 1000:6.0f} {ttft_missed:9d} {tpot_missed:9d}"
@@ -119,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         states = "".join(s for s in "GYR" if any(d.state.value.startswith(s) for d in ds))
         print(f"{left} | {_span([d.ready_replicas for d in ds], '{:d}'):>5} {max(d.starting_replicas for d in ds):5d} "
               f"{_span([d.need for d in ds]):>10} {max(d.demand for d in ds):6.1f} "
-              f"{max(d.burst_window_s for d in ds):7.0f} {max(d.deferred for d in ds):5.1f} "
+              f"{max(d.burst_window_s for d in ds):7.0f} {max(d.burst_half_life_s for d in ds) / 60:4.0f} "
+              f"{max(d.deferred for d in ds):5.1f} "
               f"{max(d.prefill_burst for d in ds):7.1f} {states}")
 
     start, end = window_bounds(workload, setup)["eval"]
