@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     requests = record.requests
     ttft_slo, tpot_slo = setup.ttft_slo_s, setup.tpot_slo_s
     print(f"{workload.name}, {args.variant}, seed {args.seed}, targetUtilization {policy.knob_value:g}, minReplicas "
-          f"{policy.min_replicas}; capacity {ctx.calibration.capacity_rps:.2f} req/s, safe concurrency "
+          f"{policy.min_replicas}, burstReplicas {policy.config.burst_replicas:g}; capacity {ctx.calibration.capacity_rps:.2f} req/s, safe concurrency "
           f"{ctx.calibration.safe_concurrency}, prefill {ctx.calibration.prefill_velocity:,.0f} tokens/s; "
           f"tuning window ends at {ctx.tune_end_s:.0f} s")
 
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     for d in policy.decisions:
         decided[int(d.time // args.by)].append(d)
     print(f"{'from s':>7} {'req':>5} {'ktok':>6} {'TTFT miss':>9} {'TPOT miss':>9} | {'ready':>5} {'start':>5} "
-          f"{'need':>10} {'demand':>6} {'burst w':>7} {'mem':>4} {'defer':>5} {'prefill':>7} states")
+          f"{'need':>10} {'demand':>6} {'floor':>5} {'burst w':>7} {'mem':>4} {'defer':>5} {'prefill':>7} states")
     for b in sorted(set(arrived) | set(decided)):
         n, tokens, ttft_missed, tpot_missed = arrived.get(b, (0, 0, 0, 0))
         left = f"{b * args.by:7.0f} {n:5d} {tokens / 1000:6.0f} {ttft_missed:9d} {tpot_missed:9d}"
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         states = "".join(s for s in "GYR" if any(d.state.value.startswith(s) for d in ds))
         print(f"{left} | {_span([d.ready_replicas for d in ds], '{:d}'):>5} {max(d.starting_replicas for d in ds):5d} "
-              f"{_span([d.need for d in ds]):>10} {max(d.demand for d in ds):6.1f} "
+              f"{_span([d.need for d in ds]):>10} {max(d.demand for d in ds):6.1f} {max(d.burst_floor for d in ds):5.1f} "
               f"{max(d.burst_window_s for d in ds):7.0f} {max(d.burst_half_life_s for d in ds) / 60:4.0f} "
               f"{max(d.deferred for d in ds):5.1f} "
               f"{max(d.prefill_burst for d in ds):7.1f} {states}")

@@ -356,15 +356,24 @@ class FreeSlotsNow(Variant):
 
 
 class FloorOne(Variant):
-    """Without `render`'s floor: minReplicas 1, the fleet starting at the bench's opening size."""
+    """Without `render`'s floor: burstReplicas 0, the fleet starting at the bench's opening size."""
     name = "ours-floor-one"
 
-    @property
-    def min_replicas(self) -> int:
-        return 1
+    def __init__(self, ctx, knob_value=None):
+        super().__init__(ctx, knob_value)
+        self.config = replace(self.config, burst_replicas=0.0)
 
     def initial_replicas(self) -> int:
         return self.ctx.sizing.initial
+
+
+class StandingFloor(Variant):
+    """`render`'s floor as minReplicaCount, held all run (to stop 47)."""
+    name = "ours-standing-floor"
+
+    @property
+    def min_replicas(self) -> int:
+        return self.floor
 
 
 def _rate_at_capacity(original):
@@ -491,7 +500,7 @@ class ShortBurstMemory(Variant):
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, BurstSlotsAtTarget, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, CountedEvidence, Hold3Latencies,
-            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
+            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, StandingFloor, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
             PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseWidened, NoOneSecondWindow,
             PrefillAtTpotShare, TrendUnchecked, BatchAtTpotShare, OneBurstMemory)

@@ -74,7 +74,7 @@ def test_example_specs_give_one_result_per_item_each_with_evidence(name):
 
 def test_example_spec_findings():
     chat, batch = run_items(spec("chat")), run_items(spec("batch-summarize"))
-    assert chat["spec.min-replicas"].status is Status.PASS and "at least the 4 a burst needs" in chat["spec.min-replicas"].reason
+    assert chat["spec.min-replicas"].status is Status.PASS and "holds the 4 replicas a burst needs" in chat["spec.min-replicas"].reason
     assert chat["spec.queue-bound"].status is Status.WARN  # no --max-num-seqs in runtime.args
     assert batch["spec.queue-bound"].status is Status.PASS
     assert batch["spec.calibration"].status is Status.WARN  # perReplicaCapacity: auto

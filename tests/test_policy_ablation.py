@@ -44,14 +44,18 @@ def test_every_variant_runs_a_short_trace_and_restores_what_it_patched(ablation,
     assert headroom.HISTORY_HALF_LIFE_S == half_life
 
 
-def test_floor_one_deploys_min_replicas_1_where_ours_deploys_renders_floor(ablation, tmp_path):
+def test_ours_holds_renders_floor_in_the_policy_the_ablations_without_it_and_as_min_replicas(ablation, tmp_path):
     setup = Setup(cold_start=ColdStart(median_s=10.0))
     w = trace_file(azure_trace(tmp_path / "busy.csv", base_rps=40.0), setup, 0)
     ctx = context(w, setup, 0)
     ours, bare = ablation.SloScaler(ctx, 0.5), ablation.FloorOne(ctx, 0.5)
-    assert ours.keda.hpa.min_replicas == ours.floor > 1  # 40 req/s: render's floor is above 1
-    assert bare.keda.hpa.min_replicas == bare.min_replicas == 1
+    standing = ablation.StandingFloor(ctx, 0.5)
+    assert ours.floor > 1  # 40 req/s: render's floor is above 1
+    assert ours.config.burst_replicas == ours.floor and ours.keda.hpa.min_replicas == 1
+    assert ours.initial_replicas() >= ours.floor
+    assert bare.config.burst_replicas == 0 and bare.keda.hpa.min_replicas == 1
     assert bare.initial_replicas() == ctx.sizing.initial
+    assert standing.keda.hpa.min_replicas == standing.floor == ours.floor
 
 
 def test_decision_timeline_counts_every_request_once_and_runs_the_ablation_variants(tmp_path, capsys):

@@ -19,6 +19,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scaler.modelconfig.build import from_spec
 from scaler.render import cli as render_cli
 from scaler.render.derive import burst_replicas, derive, trigger_metadata
 from scaler.render.filters import UnsafeValue, num, promql, q
@@ -34,7 +35,7 @@ CONTRACT_KEYS = {
     "scalerAddress", "model", "namespace", "podSelector", "metricsPort", "ttftSloSeconds", "requestClass", "source",
     "prometheusAddress", "scrapeTargets", "scaleUpLatencySeconds", "perReplicaCapacity", "maxConcurrency", "targetUtilization",
     "expectedPrefillSeconds", "yellowEnterRatio", "yellowExitRatio", "redEnterRatio", "redExitRatio", "stateHoldSeconds",
-    "enableTLS", "unsafeSsl", "tpotSloSeconds",
+    "enableTLS", "unsafeSsl", "tpotSloSeconds", "burstReplicas",
 }
 
 
@@ -184,20 +185,31 @@ def _spec(**changes) -> "object":
     return parse_spec(doc)
 
 
-def test_min_replicas_covers_the_burst_during_scale_up():
+def test_burst_replicas_cover_the_burst_during_scale_up():
     d = derive(_spec(calibration__warmScaleUpLatencySeconds=75))
     # warm latency 75 s (measured); a request stays 32 / 3 = 10.67 s in a full batch, so the replicas
     # up at 75 s hold what arrived over [64.33, 75]: 4 + 0.05 x 69.67 = 7.48 req/s on average;
     # carry = 3 x 25/32 = 2.34 req/s.
     assert d.scale_up_latency == 75 and d.target_concurrency == 25
-    assert d.min_replicas == 4
+    assert d.burst_replicas == 4
     steeper = derive(_spec(calibration__warmScaleUpLatencySeconds=75, traffic__burstGrowthPerSecond=0.2))
-    assert steeper.min_replicas == 8  # 4 + 0.2 x 69.67 = 17.93 req/s / 2.34 = 7.65
+    assert steeper.burst_replicas == 8  # 4 + 0.2 x 69.67 = 17.93 req/s / 2.34 = 7.65
+
+
+def test_the_burst_floor_goes_to_the_scaler_and_keda_fallback_while_min_replicas_stays_the_specs():
+    d = derive(_spec(calibration__warmScaleUpLatencySeconds=75, traffic__burstGrowthPerSecond=0.2))
+    assert (d.min_replicas, d.burst_replicas, d.fallback_replicas) == (1, 8, 8)
+    assert from_spec(_spec(calibration__warmScaleUpLatencySeconds=75, traffic__burstGrowthPerSecond=0.2),
+                     d).scaler.burst_replicas == 8
+    raised = derive(_spec(replicas__min=10, calibration__warmScaleUpLatencySeconds=75, traffic__burstGrowthPerSecond=0.2))
+    assert (raised.min_replicas, raised.burst_replicas, raised.fallback_replicas) == (10, 8, 10)
+    capped = derive(_spec(replicas__max=5, calibration__warmScaleUpLatencySeconds=75, traffic__burstGrowthPerSecond=0.2))
+    assert capped.burst_replicas == 5 and any(w.startswith("burst headroom needs 8") for w in capped.warnings)
 
 
 def test_without_warm_pool_the_cold_latency_sizes_the_headroom():
     d = derive(_spec(replicas__warmPool=0))
-    assert d.scale_up_latency == 300 and d.min_replicas == 8  # 4 + 0.05 x 294.67 = 18.73 req/s / 2.34 = 7.99
+    assert d.scale_up_latency == 300 and d.burst_replicas == 8  # 4 + 0.05 x 294.67 = 18.73 req/s / 2.34 = 7.99
 
 
 def test_requests_that_outlast_the_rise_hold_only_what_arrived_while_they_run():
@@ -209,7 +221,7 @@ def test_requests_that_outlast_the_rise_hold_only_what_arrived_while_they_run():
     long = derive(_spec(calibration__warmScaleUpLatencySeconds=60, calibration__safeConcurrency=256,
                         calibration__perReplicaCapacity=1.7, traffic__baseRequestsPerSecond=6,
                         traffic__peakRequestsPerSecond=30, traffic__burstGrowthPerSecond=0.8, replicas__max=40))
-    assert long.min_replicas == 10
+    assert long.burst_replicas == 10
     assert "a request stays 150.588 s" in long.explain()
 
 
@@ -285,7 +297,7 @@ def test_warning_when_max_replicas_cannot_carry_the_peak(capsys):
 def test_explain_prints_the_reasoning(capsys):
     assert run_cli(str(SPECS[1]), "--explain") == 0
     out = capsys.readouterr().out
-    for step in ("budgetSeconds = 1.25", "scaleUpLatencySeconds = 75: warm pool", "burstReplicas = 4", "minReplicas = 4", "targetUtilization = 0.7812"):
+    for step in ("budgetSeconds = 1.25", "scaleUpLatencySeconds = 75: warm pool", "burstReplicas = 4", "minReplicas = 1", "targetUtilization = 0.7812"):
         assert step in out
 
 

@@ -106,7 +106,8 @@ def min_replicas(*, facts: SpecFacts) -> ItemResult:
                       evidence, "fix the refused field first")
     needed = _step(sizing, "burstReplicas")
     evidence += [Evidence("derived burstReplicas (render --explain)", needed),
-                 Evidence("derived minReplicas (ScaledObject minReplicaCount)", sizing.min_replicas)]
+                 Evidence("derived minReplicas (ScaledObject minReplicaCount)", sizing.min_replicas),
+                 Evidence("derived fallback.replicas (ScaledObject)", sizing.fallback_replicas)]
     if spec.request_class not in LATENCY_SENSITIVE:
         return result("spec.min-replicas", model_id(spec), Status.PASS,
                       f"request class {spec.request_class} can wait for a scale-up; replicas.min is used as is", evidence)
@@ -119,8 +120,10 @@ def min_replicas(*, facts: SpecFacts) -> ItemResult:
                       "burst headroom cannot be sized: perReplicaCapacity or scaleUpLatencySeconds is 'auto'", evidence,
                       "calibrate perReplicaCapacity and measure scaleUpLatencySeconds")
     return result("spec.min-replicas", model_id(spec), Status.PASS,
-                  f"{sizing.min_replicas} replicas stay up, at least the {needed} a burst needs while a new replica takes "
-                  f"{_s(sizing.scale_up_latency)}" + (f" (warm pool of {rep.warm_pool})" if rep.warm_pool else ""), evidence)
+                  f"the scaler holds the {needed} replicas a burst needs while a new replica takes "
+                  f"{_s(sizing.scale_up_latency)}" + (f" (warm pool of {rep.warm_pool})" if rep.warm_pool else "")
+                  + f" while the traffic keeps reaching them, and never fewer than minReplicaCount {sizing.min_replicas}; "
+                  f"KEDA's fallback keeps {sizing.fallback_replicas} if the scaler fails", evidence)
 
 
 def scale_to_zero(*, facts: SpecFacts) -> ItemResult:

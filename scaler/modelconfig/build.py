@@ -34,6 +34,7 @@ def scaler_settings(spec: ModelSpec, derived) -> ScalerSettings:
         per_replica_capacity=cal.per_replica_capacity,
         max_concurrency=float(cal.safe_concurrency),
         target_utilization=derived.target_utilization,
+        burst_replicas=derived.burst_replicas,
         yellow_enter_ratio=th.yellow_enter_ratio,
         yellow_exit_ratio=th.yellow_exit_ratio,
         red_enter_ratio=th.red_enter_ratio,

@@ -43,6 +43,9 @@ class PolicyConfig:
     # Mean prompt tokens per request of the mix `per_replica_capacity_rps` was measured on; None:
     # the configured capacity is taken as the live mix's (no prompt weighting, docs/policy.md).
     capacity_prompt_tokens: float | None = None
+    # Replicas `render` sized for a burst like the spec's traffic profile's (0: none): held as a floor
+    # on the demand while the traffic keeps reaching it, fading when it does not (burst_floor).
+    burst_replicas: float = 0.0
     yellow_enter_ratio: float = 0.4
     yellow_exit_ratio: float = 0.3
     red_enter_ratio: float = 1.0
@@ -151,6 +154,7 @@ _KEYS = {
     "targetUtilization": ("target_utilization", _number(0.0, 1.0)),
     "prefillTokensPerSecond": ("prefill_tps", _number(0.0, 1e9)),
     "capacityPromptTokens": ("capacity_prompt_tokens", _number(0.0, 1e9)),
+    "burstReplicas": ("burst_replicas", _number(0.0, 1000.0, low_open=False)),
     "yellowEnterRatio": ("yellow_enter_ratio", _number(0.0, 10.0)),
     "yellowExitRatio": ("yellow_exit_ratio", _number(0.0, 10.0)),
     "redEnterRatio": ("red_enter_ratio", _number(0.0, 10.0)),

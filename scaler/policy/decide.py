@@ -13,7 +13,7 @@ from array import array
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
-from scaler.policy import excursions as excursion, forecast_skill, headroom, slow_tokens
+from scaler.policy import burst_floor, excursions as excursion, forecast_skill, headroom, slow_tokens
 from scaler.policy.config import PolicyConfig
 from scaler.policy.estimate import Estimate, Learned, estimate
 from scaler.policy.predict import Prediction, predict_ttft
@@ -84,6 +84,7 @@ class ModelState:
     excursions: excursion.Excursions = excursion.Excursions()
     slow: slow_tokens.SlowTokens = slow_tokens.SlowTokens()
     trend: forecast_skill.ForecastSkill = forecast_skill.ForecastSkill()
+    floor: burst_floor.BurstFloor = burst_floor.BurstFloor()  # render's burst floor: when the traffic last reached it
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ class Decision:
     burst_window_s: float = 0.0  # the window the burst that sets the headroom was seen over (0: none)
     burst_half_life_s: float = 0.0  # how fast that burst fades: short while seen once, long once it came back (0: none)
     prefill_burst: float = 0.0  # replicas whose prefill clears the largest recent burst of prompt tokens
+    burst_floor: float = 0.0  # replicas render's burst floor holds now: burstReplicas, fading while the traffic stays below it
     arrival_forecast_rps: float = 0.0  # arrivals one scale-up latency ahead: the rate plus its rise (the sustained need's)
     trend_share: float = 1.0  # the share of the trend's rise the forecast extrapolates: what past forecasts carried
     prompt_weight: float = 1.0  # calibrated requests' replica time one live request takes, by its prompt (1: not weighed)
@@ -196,6 +198,13 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         if wait is not None:
             deferred, demand = demand - held, float(held)
             notes.append(wait)
+    floor, floor_state = _burst_floor(config, est, bursts, state.floor, now)
+    if burst_floor.replicas(floor) > demand:
+        demand = float(burst_floor.replicas(floor))
+        quiet = now - floor_state.reached if floor_state.reached is not None else 0.0
+        notes.append(f"render's burst floor holds {demand:.0f} of burstReplicas {config.burst_replicas:g}"
+                     + (f" (the traffic last reached it {quiet:.0f}s ago: it fades with a "
+                        f"{floor_state.half_life() / 60:.0f}-minute half-life)" if quiet > 0 else ""))
     if not demand <= MAX_DEMAND_REPLICAS:  # also NaN: hostile inputs must not plan millions of pods
         notes.append(f"demand {demand:.3g} capped at {MAX_DEMAND_REPLICAS} replicas")
         demand = float(MAX_DEMAND_REPLICAS)
@@ -224,7 +233,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         completion_rps=est.completion_rps, arrival_rps=est.arrival_rps, capacity_rps=est.capacity_rps,
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
         ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need, deferred=deferred,
-        burst_window_s=burst_window, burst_half_life_s=burst_memory, prefill_burst=prefill_burst,
+        burst_window_s=burst_window, burst_half_life_s=burst_memory, prefill_burst=prefill_burst, burst_floor=floor,
         arrival_forecast_rps=forecast,
         trend_share=trend.share, demand=demand,
         prompt_weight=weight,
@@ -246,8 +255,22 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         excursions=excursions,
         slow=slow,
         trend=trend,
+        floor=floor_state,
     )
     return decision, next_state
+
+
+def _burst_floor(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory, floor: burst_floor.BurstFloor,
+                 now: float) -> tuple[float, burst_floor.BurstFloor]:
+    """render's burst floor as held now (scaler.policy.burst_floor): the traffic's highest rate over
+    the burst history's windows of a burst, against the rate one replica carries at the target
+    utilisation, at the capacity render sized the floor with (the configured one; the learned one
+    where it is `auto`)."""
+    rates = [count / w for w in headroom.windows(est.scale_up_s) if w >= burst_floor.RATE_WINDOW_MIN_S
+             for count in [headroom.count_over(bursts, now, w)] if count is not None]
+    capacity = config.per_replica_capacity_rps or est.capacity_rps or 0.0
+    return burst_floor.observe(floor, burst_replicas=config.burst_replicas, now=now, rate_rps=max(rates, default=None),
+                               carry_rps=capacity * config.target_utilization)
 
 
 def _memory(half_life_s: float) -> str:

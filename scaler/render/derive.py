@@ -39,6 +39,9 @@ class Step:
 @dataclass(frozen=True)
 class Derived:
     min_replicas: int  # ScaledObject minReplicaCount (replicas while active)
+    # Replicas up when a burst like the profile's starts (None: not sized): the scaler's burstReplicas,
+    # held while the traffic reaches it (scaler.policy.burst_floor), and KEDA's fallback.
+    burst_replicas: int | None
     idle_replicas: int | None  # ScaledObject idleReplicaCount: 0 when scale to zero is allowed
     max_replicas: int
     scale_up_latency: float | None  # what a scale-up pays (warm pool considered); None = learned
@@ -78,7 +81,11 @@ def derive(spec: ModelSpec, source: str = "<spec>") -> Derived:
     carry = None if capacity is None else capacity * utilization
 
     needed = _burst_replicas(spec, latency, capacity, carry, steps)
-    min_replicas, idle = _min_replicas(spec, source, latency, needed, steps, warnings)
+    if needed is not None and needed > rep.max:
+        warnings.append(f"burst headroom needs {needed} replicas but replicas.max is {rep.max}: burstReplicas capped at {rep.max}")
+        needed = rep.max
+    min_replicas, idle = _min_replicas(spec, source, latency, needed, steps)
+    fallback = max(min_replicas, needed or 0)
 
     if carry is None:
         warnings.append("perReplicaCapacity is 'auto': cannot check that replicas.max carries traffic.peakRequestsPerSecond until the scaler has learned it")
@@ -108,10 +115,11 @@ def derive(spec: ModelSpec, source: str = "<spec>") -> Derived:
         ready_timeout = math.ceil(READY_TIMEOUT_FACTOR * cold)
         steps.append(Step("replicaReadyTimeout", ready_timeout, f"{READY_TIMEOUT_FACTOR} x cold scale-up latency {_fmt(cold)} s"))
 
-    steps.append(Step("fallback", f"{min_replicas} (currentReplicasIfHigher)", f"if the scaler fails {FALLBACK_FAILURE_THRESHOLD} times in a row, KEDA keeps the current replicas, never fewer than minReplicaCount"))
+    steps.append(Step("fallback", f"{fallback} (currentReplicasIfHigher)", f"if the scaler fails {FALLBACK_FAILURE_THRESHOLD} times in a row, KEDA keeps the current replicas, never fewer than " + ("burstReplicas" if fallback > min_replicas else "minReplicaCount")))
 
     return Derived(
         min_replicas=min_replicas,
+        burst_replicas=needed,
         idle_replicas=idle,
         max_replicas=rep.max,
         scale_up_latency=latency,
@@ -119,7 +127,7 @@ def derive(spec: ModelSpec, source: str = "<spec>") -> Derived:
         target_concurrency=target_concurrency,
         polling_interval=polling,
         cooldown_period=rep.scale_down_stabilization_seconds,
-        fallback_replicas=min_replicas,
+        fallback_replicas=fallback,
         termination_grace_seconds=grace,
         replica_ready_timeout=ready_timeout,
         budget_seconds=budget,
@@ -240,17 +248,16 @@ def _burst_replicas(spec: ModelSpec, latency: float | None, capacity: float | No
     return needed
 
 
-def _min_replicas(spec: ModelSpec, source: str, latency: float | None, needed: int | None, steps: list[Step], warnings: list[str]) -> tuple[int, int | None]:
+def _min_replicas(spec: ModelSpec, source: str, latency: float | None, needed: int | None, steps: list[Step]) -> tuple[int, int | None]:
     rep = spec.replicas
     if rep.min == 0:
         return _scale_to_zero(spec, source, latency, needed, steps)
-    wanted = max(rep.min, needed or 0)
-    if wanted > rep.max:
-        warnings.append(f"burst headroom needs {wanted} replicas but replicas.max is {rep.max}: minReplicas capped at {rep.max}")
-        wanted = rep.max
-    why = f"replicas.min {rep.min}" if wanted == rep.min else f"burst headroom {needed} is above replicas.min {rep.min}"
-    steps.append(Step("minReplicas", wanted, why))
-    return wanted, None
+    why = f"replicas.min {rep.min}"
+    if needed and needed > rep.min:
+        why += (f"; the scaler holds burstReplicas {needed} above it while the traffic keeps reaching the rate of its "
+                f"last replica, and lets it fade when it does not")
+    steps.append(Step("minReplicas", rep.min, why))
+    return rep.min, None
 
 
 def _scale_to_zero(spec: ModelSpec, source: str, latency: float | None, needed: int | None, steps: list[Step]) -> tuple[int, int | None]:

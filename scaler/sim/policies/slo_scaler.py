@@ -10,9 +10,11 @@ Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobje
   prefill velocity (as llm-d's), capacityPromptTokens = the calibration sample's mean prompt,
   targetUtilization (the knob, default 0.8) as
   render deploys it, every other key at its default;
-- floor: minReplicas as `render` derives it from the spec's traffic profile (base, peak and burst
+- floor: burstReplicas as `render` derives it from the spec's traffic profile (base, peak and burst
   growth of the workload's 1-minute rate over the tuning window), scale-up latency and request
-  duration (safe concurrency / capacity);
+  duration (safe concurrency / capacity), in the trigger metadata as `render` puts it: the policy
+  holds it while the traffic reaches it (scaler.policy.burst_floor); minReplicaCount is the spec's
+  replicas.min, 1, and the fleet starts with the floor up;
 - actuation: KEDA external trigger, metricType AverageValue, target 1, value = demand, read
   fresh at each HPA sync (15 s); pollingInterval 5 (interactive); HPA behavior from
   scaler.policy.behavior: scale up max(100%, 4 pods) per 15 s with no window, scale down 100% per
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 from scaler.admission import AdmissionConfig, AdmissionState, TenantConfig, admit
 from scaler.admission import Request as AdmissionRequest
@@ -41,6 +44,7 @@ from scaler.render.derive import burst_replicas, request_seconds, target_concurr
 from scaler.sim.observe import FleetView
 from scaler.sim.policies.base import Policy, PolicyContext, Refusal
 from scaler.sim.workload import traffic_profile
+from scaler.spec.model import Replicas
 from scaler.sources.vllm import tpot_over
 
 MODEL = "model"
@@ -57,6 +61,7 @@ def _rules(direction: behavior.Direction) -> ScalingRules:
 # The HPA behaviour that goes with the policy's demand (scaler.policy.behavior, one definition).
 SCALE_UP, SCALE_DOWN = _rules(behavior.SCALE_UP), _rules(behavior.SCALE_DOWN)
 TARGET_UTILIZATION = PolicyConfig.target_utilization  # the shipped default, the knob's default
+SPEC_MIN_REPLICAS = Replicas.model_fields["min"].default  # replicas.min an operator leaves unset
 
 
 def policy_config(ctx: PolicyContext, target_utilization: float = TARGET_UTILIZATION) -> PolicyConfig:
@@ -74,7 +79,7 @@ def policy_config(ctx: PolicyContext, target_utilization: float = TARGET_UTILIZA
 
 
 def replica_floor(ctx: PolicyContext, config: PolicyConfig) -> int:
-    """minReplicas as `slo-scaler render` derives it (scaler.render.derive.burst_replicas) from the
+    """burstReplicas as `slo-scaler render` derives it (scaler.render.derive.burst_replicas) from the
     traffic profile an operator would write for this workload (measured on the tuning window)."""
     base, peak, growth = traffic_profile(ctx.arrivals, ctx.tune_end_s)
     carry = config.per_replica_capacity_rps * config.target_utilization
@@ -92,8 +97,9 @@ class SloScaler(Policy):
     def __init__(self, ctx: PolicyContext, knob_value: float | None = None, config: PolicyConfig | None = None,
                  shedding: bool = True):
         super().__init__(ctx, knob_value)
-        self.config = config or policy_config(ctx, self.knob_value)
-        self.floor = replica_floor(ctx, self.config)
+        config = config or policy_config(ctx, self.knob_value)
+        self.floor = replica_floor(ctx, config)
+        self.config = replace(config, burst_replicas=float(self.floor))
         self.window = SignalWindow(self.config.rate_window_s)
         self.model_state = ModelState()
         self.decision: Decision | None = None
@@ -135,7 +141,7 @@ class SloScaler(Policy):
 
     @property
     def min_replicas(self) -> int:
-        return self.floor
+        return SPEC_MIN_REPLICAS  # the floor is the policy's (burstReplicas)
 
     def initial_replicas(self) -> int:
         return max(self.ctx.sizing.initial, self.floor)

@@ -1,0 +1,67 @@
+"""The burst floor `render` derives from the spec's traffic profile, held by the policy as a prior
+that fades while the traffic stops reaching it.
+
+`render` sizes burstReplicas from the operator's profile (base, peak minute, steepest rise:
+scaler.render.derive.burst_replicas): the replicas that must already be up when a burst like the
+profile's starts, as new ones land one scale-up latency later. Deployed as minReplicaCount it was
+paid all run, also where the traffic never came near it again (a busy morning sized the evening;
+a tuning window's one spike sized the rest of the run). Held here, it stays whole while the
+traffic reaches the rate its last replica carries, (burstReplicas - 1) x c x u, and fades after the
+last time it did, the way a burst in the burst history does (scaler.policy.headroom): with a
+5-minute half-life until the traffic has come back to it (fallen below half that rate and risen to
+it again), with the 20-minute one after. Bursts that come back keep their floor between them; a
+profile the traffic showed once lets it go. Pure functions of numbers and a small frozen state.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scaler.policy.headroom import HISTORY_HALF_LIFE_S, ONCE_HALF_LIFE_S, RETURN_SHARE
+
+# The traffic is read over the burst history's windows this long and longer: a burst's rate, not a
+# clump's (the 1 s and 5 s windows are clumps the batch slots absorb). Over 60 s alone the rate of a
+# 20-30 s burst read below the floor's last replica and a floor its bursts needed faded between
+# them (drifting-jobs at 0.8: 97.7% against 99.4%).
+RATE_WINDOW_MIN_S = 15.0
+
+
+@dataclass(frozen=True)
+class BurstFloor:
+    """When the traffic last reached the floor's last replica, and how often it came back to it."""
+    reached: float | None = None  # None before the first tick: the floor starts whole
+    returns: float = 0.0  # times the traffic came back to it, decayed with HISTORY_HALF_LIFE_S
+    armed: bool = False  # the traffic fell below RETURN_SHARE of that rate since it last reached it
+    last: float | None = None  # time of the last update
+
+    def half_life(self) -> float:
+        return ONCE_HALF_LIFE_S + (HISTORY_HALF_LIFE_S - ONCE_HALF_LIFE_S) * min(1.0, self.returns)
+
+
+def observe(floor: BurstFloor, *, burst_replicas: float, now: float, rate_rps: float | None,
+            carry_rps: float) -> tuple[float, BurstFloor]:
+    """The replicas the floor holds now, and its next state.
+
+    `rate_rps` is the arrival rate over the burst's windows (None while the history does not reach
+    back that far), `carry_rps` what one replica carries at the target utilisation (0 while not
+    known: the floor is then held whole)."""
+    if burst_replicas <= 0:
+        return 0.0, floor
+    dt = 0.0 if floor.last is None else max(0.0, now - floor.last)
+    returns = floor.returns * 0.5 ** (dt / HISTORY_HALF_LIFE_S)
+    reached, armed = (now if floor.reached is None else floor.reached), floor.armed
+    last_replica = (burst_replicas - 1) * carry_rps
+    if rate_rps is not None and rate_rps >= last_replica:
+        if armed:
+            returns += 1.0
+        reached, armed = now, False
+    elif rate_rps is not None and rate_rps < RETURN_SHARE * last_replica:
+        armed = True
+    state = BurstFloor(reached, returns, armed, now)
+    return burst_replicas * 0.5 ** ((now - reached) / state.half_life()), state
+
+
+def replicas(held: float) -> int:
+    """Whole replicas the floor asks for: a floor that has faded by less than one replica keeps it."""
+    return math.ceil(held - 1e-9) if held > 0 else 0
