@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scaler.policy import PolicyConfig, burst_floor
-from scaler.policy.burst_floor import BurstFloor, observe
+from scaler.policy.burst_floor import PRIOR_RETURNS, BurstFloor, observe
 from scaler.policy.headroom import HISTORY_HALF_LIFE_S, ONCE_HALF_LIFE_S
 from scaler.policy.config import ConfigError
 
@@ -18,29 +18,30 @@ def _step(state, now, rate, replicas=6.0, carry=2.0):
     return observe(state, burst_replicas=replicas, now=now, rate_rps=rate, carry_rps=carry)
 
 
-def test_the_floor_starts_whole_and_halves_every_five_minutes_while_the_traffic_has_not_come_back():
+def test_the_floor_starts_as_a_burst_that_came_back_and_fades_faster_as_the_traffic_stays_away():
     held, state = _step(BurstFloor(), 100.0, None)  # first tick, no history yet: whole
-    assert held == 6.0 and state.reached == 100.0
+    assert held == 6.0 and state.reached == 100.0 and state.returns == PRIOR_RETURNS == 1.0
+    assert state.half_life() == CAME_BACK
     held, state = _step(state, 100.0 + ONCE, 9.9)  # 9.9 req/s < (6 - 1) x 2: below its last replica
-    assert state.reached == 100.0 and held == pytest.approx(3.0)
-    held, state = _step(state, 100.0 + 2 * ONCE, None)  # no reading: fades on
-    assert held == pytest.approx(1.5) and burst_floor.replicas(held) == 2
+    assert state.reached == 100.0 and 4.5 < held < 5.0  # five minutes on, nearly the 20-minute fade
+    held, state = _step(state, 100.0 + CAME_BACK, 9.9)
+    # Twenty minutes on, the prior's return counts for half: a half-life of 300 + 900 x 0.5 = 750 s.
+    assert state.half_life() == pytest.approx(750.0) and held == pytest.approx(6.0 * 0.5 ** (CAME_BACK / 750.0))
+    held, state = _step(state, 100.0 + 2 * CAME_BACK, None)  # no reading: fades on, towards 5 minutes
+    assert state.half_life() == pytest.approx(525.0) and burst_floor.replicas(held) == 1
 
 
 def test_traffic_that_comes_back_to_the_floors_last_replica_holds_it_whole_and_for_twenty_minutes_after():
     held, state = _step(BurstFloor(), 0.0, 10.0)  # (6 - 1) x 2 req/s: its last replica is needed
-    assert held == 6.0 and state.returns == 0.0
+    assert held == 6.0 and state.returns == 1.0
     _, state = _step(state, 60.0, 9.0)  # just below: not yet a fall
     assert not state.armed
-    _, state = _step(state, 120.0, 4.9)  # below half of it: armed
-    assert state.armed and state.half_life() == ONCE
-    held, state = _step(state, 180.0, 10.0)  # back: a return
-    assert held == 6.0 and state.returns == 1.0 and state.half_life() == CAME_BACK
-    held, state = _step(state, 180.0 + ONCE, 1.0)
-    assert held > 4.9  # five minutes on: it fades with (nearly) the 20-minute half-life, not halved
-    held, state = _step(state, 180.0 + CAME_BACK, 1.0)
-    # Twenty minutes on the return itself counts for half: a half-life of 300 + 900 x 0.5 = 750 s.
-    assert state.half_life() == pytest.approx(750.0) and held == pytest.approx(6.0 * 0.5 ** (CAME_BACK / 750.0))
+    _, state = _step(state, 2 * CAME_BACK, 4.9)  # below half of it, long after: armed, the prior faded
+    assert state.armed and state.half_life() < 600.0
+    held, state = _step(state, 2 * CAME_BACK + 60.0, 10.0)  # back: a return
+    assert held == 6.0 and state.returns > 1.0 and state.half_life() == CAME_BACK
+    held, state = _step(state, 2 * CAME_BACK + 60.0 + ONCE, 1.0)
+    assert held > 4.9  # five minutes on: it fades with (nearly) the 20-minute half-life
 
 
 def test_no_floor_and_an_unknown_capacity():
@@ -59,11 +60,11 @@ def test_burst_replicas_is_a_metadata_key_with_its_bounds():
 
 
 def _quiet_then_busy(config: PolicyConfig):
-    """One replica serving 1 req/s for two half-lives of a floor never reached again, then 20 req/s for a minute."""
+    """One replica serving 1 req/s for 40 minutes, then 20 req/s for a minute."""
     s = Scenario(config)
     arrived = 0.0
     quiet = []
-    for _ in range(int(2 * ONCE)):
+    for _ in range(int(2 * CAME_BACK)):
         arrived += 1.0
         quiet.append(s.tick(waiting=0, running=2, ready=1, completions_per_s=1.0, arrivals_total=arrived))
     busy = []
@@ -79,10 +80,13 @@ def test_decide_holds_the_floor_as_demand_lets_it_fade_in_quiet_traffic_and_hold
     quiet, busy = _quiet_then_busy(config)
     assert quiet[0].demand == 5 and quiet[0].burst_floor == 5.0
     assert any("burst floor holds 5" in n for n in quiet[0].notes)
-    # 1 req/s is below (5 - 1) x 5 x 0.8 = 16 req/s: after five minutes the floor holds 3, after ten 2.
-    assert quiet[int(ONCE)].burst_floor == pytest.approx(2.5) and quiet[int(ONCE)].demand == 3
-    assert quiet[-1].demand == 2 and quiet[-1].burst_floor == pytest.approx(1.25, rel=0.05)
-    assert any("fades with a 5-minute half-life" in n for n in quiet[-1].notes)
+    # 1 req/s is below (5 - 1) x 5 x 0.8 = 16 req/s: it fades, ever faster as its prior return fades.
+    floors = [d.burst_floor for d in quiet]
+    assert all(a >= b for a, b in zip(floors, floors[1:]))
+    at_twenty = quiet[int(CAME_BACK) - 1]  # 1,199 s after the first tick: a half-life of about 750 s
+    assert at_twenty.burst_floor == pytest.approx(5.0 * 0.5 ** (1199 / 750.0), rel=0.01) and at_twenty.demand == 2
+    assert any("fades with a 13-minute half-life" in n for n in at_twenty.notes)
+    assert quiet[-1].demand < 2 and quiet[-1].burst_floor < 0.5
     # 20 req/s over 15 s reaches the rate of its fifth replica: whole again.
     assert busy[-1].burst_floor == 5.0 and busy[-1].demand >= 5
 

@@ -6,11 +6,12 @@ scaler.render.derive.burst_replicas): the replicas that must already be up when 
 profile's starts, as new ones land one scale-up latency later. Deployed as minReplicaCount it was
 paid all run, also where the traffic never came near it again (a busy morning sized the evening;
 a tuning window's one spike sized the rest of the run). Held here, it stays whole while the
-traffic reaches the rate its last replica carries, (burstReplicas - 1) x c x u, and fades after the
-last time it did, the way a burst in the burst history does (scaler.policy.headroom): with a
-5-minute half-life until the traffic has come back to it (fallen below half that rate and risen to
-it again), with the 20-minute one after. Bursts that come back keep their floor between them; a
-profile the traffic showed once lets it go. Pure functions of numbers and a small frozen state.
+traffic reaches the rate its last replica carries, (burstReplicas - 1) x c x u, and fades after
+the last time it did, the way a burst in the burst history does (scaler.policy.headroom): with the
+20-minute half-life of a burst that has come back (the profile says it comes), shortening towards
+5 minutes as that return fades without the traffic coming back to it (falling below half that
+rate, then reaching it again). Bursts that come back keep their floor between them; a profile the
+traffic no longer shows lets it go. Pure functions of numbers and a small frozen state.
 """
 
 from __future__ import annotations
@@ -25,6 +26,13 @@ from scaler.policy.headroom import HISTORY_HALF_LIFE_S, ONCE_HALF_LIFE_S, RETURN
 # 20-30 s burst read below the floor's last replica and a floor its bursts needed faded between
 # them (drifting-jobs at 0.8: 97.7% against 99.4%).
 RATE_WINDOW_MIN_S = 15.0
+
+
+# The profile is the operator's word that bursts like it come: the floor starts as one that has come
+# back once. Starting it as one seen once, it faded before the first burst of the run (recurring-
+# bursts' first, 200 s in, met 5 of its 7 replicas), and the tuning windows missed where the floor
+# had held them (recurring-bursts, flash-crowd, consumer-scaleout, drifting-jobs).
+PRIOR_RETURNS = 1.0
 
 
 @dataclass(frozen=True)
@@ -50,7 +58,9 @@ def observe(floor: BurstFloor, *, burst_replicas: float, now: float, rate_rps: f
         return 0.0, floor
     dt = 0.0 if floor.last is None else max(0.0, now - floor.last)
     returns = floor.returns * 0.5 ** (dt / HISTORY_HALF_LIFE_S)
-    reached, armed = (now if floor.reached is None else floor.reached), floor.armed
+    reached, armed = floor.reached, floor.armed
+    if reached is None:  # the operator's profile says bursts like it come: it starts as one that came back
+        reached, returns = now, PRIOR_RETURNS
     last_replica = (burst_replicas - 1) * carry_rps
     if rate_rps is not None and rate_rps >= last_replica:
         if armed:
