@@ -47,8 +47,8 @@ DECISION_GAUGES = (
      "up to 1200 once one at least half its size has come back (0 when no burst sets it).",
      lambda d: d.burst_half_life_s),
     ("burst_floor_replicas", "Replicas render's burst floor (burstReplicas) holds now: whole while the traffic "
-     "reaches the rate of its last replica, then halving every 300 s, or every 1200 s once the traffic has come "
-     "back to it.", lambda d: d.burst_floor),
+     "reaches the rate of its last replica, then fading with a half-life of 1200 s that shortens towards 300 s "
+     "while the traffic does not come back to it.", lambda d: d.burst_floor),
     ("prompt_weight", "Calibrated requests' replica time one request of the live mix takes, by its prompt "
      "(capacityPromptTokens); the sustained need divides the capacity by it. 1 when not weighed.",
      lambda d: d.prompt_weight),
