@@ -122,7 +122,7 @@ def min_replicas(*, facts: SpecFacts) -> ItemResult:
     return result("spec.min-replicas", model_id(spec), Status.PASS,
                   f"the scaler holds the {needed} replicas a burst needs while a new replica takes "
                   f"{_s(sizing.scale_up_latency)}" + (f" (warm pool of {rep.warm_pool})" if rep.warm_pool else "")
-                  + f" while the traffic keeps reaching them, and never fewer than minReplicaCount {sizing.min_replicas}; "
+                  + f", for as long as the traffic keeps reaching them; never fewer than minReplicaCount {sizing.min_replicas}; "
                   f"KEDA's fallback keeps {sizing.fallback_replicas} if the scaler fails", evidence)
 
 
