@@ -106,7 +106,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scaler.admission import AdmissionConfig  # noqa: E402
 from scaler.autoscaling import ScalingPolicy, ScalingRules  # noqa: E402
-from scaler.policy import excursions, forecast_skill, headroom, slow_tokens  # noqa: E402
+from scaler.policy import burst_floor, excursions, forecast_skill, headroom, slow_tokens  # noqa: E402
 from scaler.policy.predict import Prediction  # noqa: E402
 from scaler.policy.signals import RECENT_S, SignalWindow  # noqa: E402
 from scaler.sim import calibrate, policies  # noqa: E402
@@ -367,6 +367,19 @@ class FloorOne(Variant):
         return self.ctx.sizing.initial
 
 
+class FloorSeenOnce(Variant):
+    """`render`'s floor starting as a burst seen once: it fades with the 5-minute half-life until the
+    traffic comes back to it (stop 48's first sweep)."""
+    name = "ours-floor-seen-once"
+    patch = (burst_floor, "PRIOR_RETURNS", 0.0)
+
+
+class FloorRateOverAMinute(Variant):
+    """`render`'s floor kept whole only while the rate over 60 s windows reaches its last replica."""
+    name = "ours-floor-rate-over-a-minute"
+    patch = (burst_floor, "RATE_WINDOW_MIN_S", 60.0)
+
+
 class StandingFloor(Variant):
     """`render`'s floor as minReplicaCount, held all run (to stop 47)."""
     name = "ours-standing-floor"
@@ -500,7 +513,8 @@ class ShortBurstMemory(Variant):
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, BurstSlotsAtTarget, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, CountedEvidence, Hold3Latencies,
-            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, StandingFloor, ShortBurstMemory, RateAtCapacity, NoSlowTokens,
+            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, StandingFloor, FloorSeenOnce, FloorRateOverAMinute,
+            ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
             PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseWidened, NoOneSecondWindow,
             PrefillAtTpotShare, TrendUnchecked, BatchAtTpotShare, OneBurstMemory)
