@@ -19,19 +19,21 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scaler.policy.headroom import HISTORY_HALF_LIFE_S, ONCE_HALF_LIFE_S, RETURN_SHARE
+from scaler.policy.headroom import RETURN_SHARE, faded_returns, memory_half_life
 
 # The traffic is read over the burst history's windows this long and longer: a burst's rate, not a
 # clump's (the 1 s and 5 s windows are clumps the batch slots absorb). Over 60 s alone the rate of a
 # 20-30 s burst read below the floor's last replica and a floor its bursts needed faded between
-# them (drifting-jobs at 0.8: 97.7% against 99.4%).
+# them (drifting-jobs at 0.8: 97.4% against 99.4%; scripts/policy_ablation.py prints it as
+# ours-floor-rate-over-a-minute).
 RATE_WINDOW_MIN_S = 15.0
 
 
 # The profile is the operator's word that bursts like it come: the floor starts as one that has come
 # back once. Starting it as one seen once, it faded before the first burst of the run (recurring-
-# bursts' first, 200 s in, met 5 of its 7 replicas), and the tuning windows missed where the floor
-# had held them (recurring-bursts, flash-crowd, consumer-scaleout, drifting-jobs).
+# bursts' first, 200 s in, met 5 of its 7 replicas: scripts/decision_timeline.py --variant
+# ours-floor-seen-once), and the tuning windows missed where the floor had held them
+# (recurring-bursts, flash-crowd, consumer-scaleout, drifting-jobs).
 PRIOR_RETURNS = 1.0
 
 
@@ -44,7 +46,7 @@ class BurstFloor:
     last: float | None = None  # time of the last update
 
     def half_life(self) -> float:
-        return ONCE_HALF_LIFE_S + (HISTORY_HALF_LIFE_S - ONCE_HALF_LIFE_S) * min(1.0, self.returns)
+        return memory_half_life(self.returns)
 
 
 def observe(floor: BurstFloor, *, burst_replicas: float, now: float, rate_rps: float | None,
@@ -57,7 +59,7 @@ def observe(floor: BurstFloor, *, burst_replicas: float, now: float, rate_rps: f
     if burst_replicas <= 0:
         return 0.0, floor
     dt = 0.0 if floor.last is None else max(0.0, now - floor.last)
-    returns = floor.returns * 0.5 ** (dt / HISTORY_HALF_LIFE_S)
+    returns = faded_returns(floor.returns, dt)
     reached, armed = floor.reached, floor.armed
     if reached is None:  # the operator's profile says bursts like it come: it starts as one that came back
         reached, returns = now, PRIOR_RETURNS

@@ -59,6 +59,17 @@ RETURN_SHARE = 0.5
 MARK_SPACING_S = 1.0
 
 
+def memory_half_life(returns: float) -> float:
+    """How fast a remembered burst fades: ONCE_HALF_LIFE_S seen once, HISTORY_HALF_LIFE_S once it
+    has come back (`returns`, decayed, at least 1), in between as a return fades."""
+    return ONCE_HALF_LIFE_S + (HISTORY_HALF_LIFE_S - ONCE_HALF_LIFE_S) * min(1.0, returns)
+
+
+def faded_returns(returns: float, dt: float) -> float:
+    """The count of returns `dt` seconds on: each fades with HISTORY_HALF_LIFE_S."""
+    return returns * 0.5 ** (dt / HISTORY_HALF_LIFE_S)
+
+
 @dataclass(frozen=True)
 class Peak:
     """The largest count seen in a window of `window_s`, decayed, and how often it came back."""
@@ -68,11 +79,10 @@ class Peak:
     armed: bool = False  # the count fell below RETURN_SHARE of the peak since it last came back
 
     def half_life(self) -> float:
-        """ONCE_HALF_LIFE_S for a burst seen once, HISTORY_HALF_LIFE_S once it has come back."""
-        return ONCE_HALF_LIFE_S + (HISTORY_HALF_LIFE_S - ONCE_HALF_LIFE_S) * min(1.0, self.returns)
+        return memory_half_life(self.returns)
 
     def observe(self, count: float | None, dt: float) -> Peak:
-        returns = self.returns * 0.5 ** (dt / HISTORY_HALF_LIFE_S)
+        returns = faded_returns(self.returns, dt)
         kept = self.count * 0.5 ** (dt / self.half_life())
         if count is None:
             return Peak(self.window_s, kept, returns, self.armed)
