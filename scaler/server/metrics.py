@@ -11,6 +11,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from scaler.policy.decide import MAX_FORECAST_GROWTH, State
+from scaler.policy.headroom import HISTORY_HALF_LIFE_S, ONCE_HALF_LIFE_S
 from scaler.server.registry import ModelRegistry
 
 # (name, help, value of a Decision); the decision's inputs and outputs, one gauge each.
@@ -41,14 +42,14 @@ DECISION_GAUGES = (
     ("deferred_replicas", "Replicas the demand holds back: recent excursions like this one ended before a scale-up could land.",
      lambda d: d.deferred),
     ("prefill_burst_replicas", "Replicas whose prefill clears the largest recent burst of prompt tokens "
-     "(vllm:prompt_tokens_total, plus the RLS's refusals at the mean prompt; 5-minute half-life while seen once, "
-     "20 minutes once one has come back).", lambda d: d.prefill_burst),
-    ("burst_half_life_seconds", "Half-life of the burst that sets the need: 300 while it has been seen once, "
-     "up to 1200 once one at least half its size has come back (0 when no burst sets it).",
+     f"(vllm:prompt_tokens_total, plus the RLS's refusals at the mean prompt; {ONCE_HALF_LIFE_S / 60:g}-minute "
+     f"half-life while seen once, {HISTORY_HALF_LIFE_S / 60:g} minutes once one has come back).", lambda d: d.prefill_burst),
+    ("burst_half_life_seconds", f"Half-life of the burst that sets the need: {ONCE_HALF_LIFE_S:g} while it has been "
+     f"seen once, up to {HISTORY_HALF_LIFE_S:g} once one at least half its size has come back (0 when no burst sets it).",
      lambda d: d.burst_half_life_s),
     ("burst_floor_replicas", "Replicas render's burst floor (burstReplicas) holds now: whole while the traffic "
-     "reaches the rate of its last replica, then fading with a half-life of 1200 s that shortens towards 300 s "
-     "while the traffic does not come back to it.", lambda d: d.burst_floor),
+     f"reaches the rate of its last replica, then fading with a half-life of {HISTORY_HALF_LIFE_S:g} s that shortens "
+     f"towards {ONCE_HALF_LIFE_S:g} s while the traffic does not come back to it.", lambda d: d.burst_floor),
     ("prompt_weight", "Calibrated requests' replica time one request of the live mix takes, by its prompt "
      "(capacityPromptTokens); the sustained need divides the capacity by it. 1 when not weighed.",
      lambda d: d.prompt_weight),
