@@ -95,3 +95,69 @@ def test_without_burst_replicas_decide_keeps_no_floor():
     config = PolicyConfig(ttft_slo_s=2.0, scale_up_latency_s=60.0, per_replica_capacity_rps=5.0, max_concurrency=32)
     quiet, _ = _quiet_then_busy(config)
     assert all(d.burst_floor == 0.0 for d in quiet) and quiet[-1].demand < 2
+
+
+def test_an_idle_model_holds_no_more_than_idle_burst_replicas_until_the_traffic_reaches_the_floor_again():
+    held, state = observe(BurstFloor(), burst_replicas=6.0, now=0.0, rate_rps=0.0, carry_rps=2.0, idle_replicas=2.0)
+    assert held == 2.0 and state.ceiling == 2.0
+    held, state = _step(state, 30.0, 4.0)  # traffic again, below the last replica's 10 req/s: the ceiling stays
+    assert held == 2.0 and state.ceiling == 2.0
+    held, state = _step(state, 60.0, 10.0)  # it reaches the floor's last replica: whole again
+    assert held == 6.0 and state.ceiling is None
+    # A floor of one "reaches" a rate of zero (its last replica carries nothing): idle still caps it.
+    held, state = observe(BurstFloor(), burst_replicas=1.0, now=0.0, rate_rps=0.0, carry_rps=2.0, idle_replicas=0.0)
+    assert held == 0.0 and burst_floor.replicas(held) == 0
+
+
+def _busy_then_idle(config: PolicyConfig, *, idle_s: int = 120, trickle_every: int = 0):
+    """Five replicas serving 20 req/s for two minutes, then nothing (or one request every
+    `trickle_every` seconds) with the batches empty, then 20 req/s again for a minute."""
+    s = Scenario(config)
+    arrived = 0.0
+    for _ in range(120):
+        arrived += 20.0
+        s.tick(waiting=0, running=20, ready=5, completions_per_s=20.0, arrivals_total=arrived)
+    quiet = []
+    for t in range(1, idle_s + 1):
+        if trickle_every and t % trickle_every == 0:
+            arrived += 1.0
+        quiet.append(s.tick(waiting=0, running=0, ready=5, completions_per_s=0.0, arrivals_total=arrived))
+    busy = []
+    for _ in range(60):
+        arrived += 20.0
+        busy.append(s.tick(waiting=0, running=20, ready=2, completions_per_s=20.0, arrivals_total=arrived))
+    return quiet, busy
+
+
+IDLE_CONFIG = PolicyConfig(ttft_slo_s=2.0, scale_up_latency_s=60.0, per_replica_capacity_rps=5.0, max_concurrency=32,
+                           target_utilization=0.8, burst_replicas=5.0, idle_burst_replicas=2.0)
+
+
+def test_a_model_idle_for_a_scale_up_latency_forgets_its_bursts_and_holds_idle_burst_replicas():
+    quiet, busy = _busy_then_idle(IDLE_CONFIG)
+    before = quiet[58]  # 59 s without an arrival: not idle yet, the floor and the bursts hold
+    assert not before.idle and before.demand >= 5
+    idle = quiet[60:]
+    assert all(d.idle for d in idle) and all(d.demand == 2 and d.burst_floor == 2.0 for d in idle)
+    assert all(d.need < 1.0 for d in idle)  # the bursts it remembered are gone
+    assert any("idle: nothing arrived, waited or ran for the last 60s" in n and "idleBurstReplicas 2" in n
+               for n in idle[0].notes)
+    # 20 req/s again reaches the floor's last replica ((5 - 1) x 5 x 0.8 = 16 req/s): whole again.
+    assert not busy[-1].idle and busy[-1].burst_floor == 5.0 and busy[-1].demand >= 5
+
+
+def test_a_trickle_after_idle_does_not_bring_the_forgotten_bursts_back():
+    quiet, _ = _busy_then_idle(IDLE_CONFIG, idle_s=300, trickle_every=90)
+    after = quiet[150:]  # idle first, then a request every 90 s: idle between them, never the old fleet
+    assert any(d.idle for d in after) and any(not d.idle for d in after)
+    assert max(d.demand for d in after) <= 2
+
+
+def test_in_flight_requests_keep_a_model_from_idle_and_without_the_key_the_floor_fades_as_before():
+    config = PolicyConfig(**{**IDLE_CONFIG.__dict__, "idle_burst_replicas": None})
+    quiet, _ = _busy_then_idle(config)
+    assert quiet[-1].idle and quiet[-1].need < 1.0 and quiet[-1].burst_floor > 4.0  # bursts forgotten, floor kept
+    s = Scenario(IDLE_CONFIG)
+    for _ in range(200):  # requests still running, none arriving: not idle
+        last = s.tick(waiting=0, running=3, ready=5, completions_per_s=0.0, arrivals_total=100.0)
+    assert not last.idle and last.demand >= 5
