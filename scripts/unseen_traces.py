@@ -1362,9 +1362,112 @@ was not found). Nothing here is cited from memory.
   each turn sends its growing transcript up to four times while the user speaks, all but the last abandoned: the
   requests double while the conversations do not.
 
+Set 21 (`--set 21`): three more shapes, 20 minutes each, chosen from the source and documentation of an alert router
+and an investigator that send work to a model (Prometheus' Alertmanager, HolmesGPT's alert proxy), of the tools that
+roll out a model's clients and schedule their jobs (Kubernetes' Deployments, APScheduler) and of a task queue
+(Celery), without running any policy on them or reading any policy's result (nor any results file; only
+docs/simulator.md's paragraphs on sets 19 and 20 were read, for their style, each of which sums up its set's scoring in
+a line); the set is held out, designed blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session,
+through a search of stored copies: the pages and files cited below, in excerpts or whole as said; also seen and not
+used: Amazon SQS FIFO queues, where a message group's messages in flight block the rest of the group and the queue
+looks for available groups among its first 20,000 messages only (AWS's knowledge-center page on FIFO messages not
+returned, read in an excerpt; a bulk load keyed by tenant would run one call at a time per tenant, a plateau and then
+a slow decline that a trace cannot tell from other decays), and Alertmanager configurations in the wild that set their
+own group_wait and group_interval (10 s to 1 hour, in a gist, mailing-list threads and example configs; the defaults
+were taken). Nothing here is cited from memory.
+
+- `alert-groups.csv` (~5.4 requests/s; 5.01-5.88 on seeds 0-15): an incident across many clusters that share the model,
+  each with Alertmanager at its defaults sending to HolmesGPT's alert proxy: every notification of a cluster's group
+  investigates every alert then firing, each in an agent loop of tool calls, so the same investigations come back every
+  5 minutes with the new ones, in waves that grow while the incident spreads. Alertmanager's route defaults are
+  group_wait 30 s, group_interval 5 minutes, repeat_interval 4 hours and no group_by (DefaultRouteOpts,
+  dispatch/route.go, read whole), and an alert's group is the set of its labels named in group_by, so without one a
+  route's alerts are one group (getGroupLabels, dispatch/dispatch.go, one version, read whole); a new group's timer is
+  group_wait, and at each tick it is reset to group_interval and the group flushed, all its alerts in a stable sorted
+  order, a firing one's EndsAt zeroed (the aggregation group's run and flush, same file); the notification goes out if
+  none was sent before, if the firing alerts are not a subset of the last notification's, if all are resolved, if
+  resolved ones changed and the receiver sends resolved alerts, or once repeat_interval has passed (DedupStage's
+  needsUpdate, notify/notify.go, read in part); all github.com/prometheus/alertmanager. "Every group runs its own cycle,
+  independently of the others" (Grafana's docs on grouping alert notifications, read in an excerpt). HolmesGPT's alert
+  proxy takes Alertmanager webhooks on an http.server.HTTPServer, enriches the payload, then forwards it and replies
+  (holmes/alert_proxy/webhook_server.py, read whole), a server without threads where ThreadingHTTPServer has them
+  (Python's http.server docs, docs.python.org, read in an excerpt), so one webhook at a time; enrich_webhook
+  investigates every alert of the payload in a thread pool of min(4, alerts), "to avoid overwhelming the LLM", each a
+  full investigation whose prompt holds the alert's name, description, labels and annotations (alert_enrichment.py, read
+  whole); its settings enrich only firing alerts of critical or warning severity by default (alert_proxy/models.py, read
+  whole; every alert here is one); an investigation is ToolCallingLLM's loop: up to max_steps calls, each with the
+  messages so far, the tools offered on all but the last, the tools the model asks for run (16 at a time) and their
+  outputs appended, until it answers (holmes/core/tool_calling_llm.py, one version, read whole), max_steps 10 by default
+  (holmes/config.py, one version, read in part); all github.com/robusta-dev/holmesgpt. Here: other traffic Poisson at 4
+  requests/s with the conversation trace's lengths; an incident from a seeded minute 2-4 for a seeded 10-12 minutes in
+  32 clusters, each with one Alertmanager route (the defaults) to its own proxy: a cluster's first alert an exponential
+  60 s after the onset, its others (lognormal count, median 7, sigma 0.5) each an exponential 180 s after that, all
+  resolved a lognormal 30 s after the incident's end (sigma 0.8); each alert's first call the tools' schemas (5,000
+  tokens) and its own prompt (lognormal, median 700, sigma 0.3), the same at every notification, at a seeded place in
+  the payload's order; the webhook a lognormal 0.1 s after the flush (sigma 0.5); at each step after the first the model
+  answers with probability 0.25 (450 tokens, sigma 0.3) or asks for a tool (45 tokens, sigma 0.4), which runs a
+  lognormal 1.2 s (sigma 0.6) and adds its output (lognormal, median 700, sigma 0.8, at most 3,000) to the next prompt;
+  a call taking 0.3 s plus its prompt at 8,000 tokens/s and its output at 45 tokens/s, times a lognormal factor (sigma
+  0.2); all ours but Alertmanager's and HolmesGPT's figures. On seeds 0-15: 39-83 pairs of calls with one prompt (above
+  the schemas) a multiple of 5 minutes apart to the 0.5 s (an alert among the first four of two payloads), of 153-488
+  pairs with one prompt within 15 minutes, 0-5 at whole minutes short of that; 0-2 such calls before the onset plus
+  group_wait (conversation prompts); 1,102-2,205 investigation calls, 0.74-1.27 a second in the 5 minutes from the onset
+  and 2.66-3.89 in the next 5; the busiest minute after the onset at 9.3-13.9 requests/s, 3.81-4.14 before it. Where
+  max-turns-loops' agents loop while a tool hangs and lockstep-echoes' clients echo a stall every cycle, here a router's
+  timers set the load: each cluster's investigations come at its own 5-minute ticks, and each tick repeats the last
+  one's work with the new alerts added.
+- `rollout-phases.csv` (~7.0 requests/s; 6.92-7.12 on seeds 0-15): 16 replicas of an app, each running an interval job
+  that sends a batch of calls every 2 minutes, through a rolling update: before it the replicas' runs fall at phases
+  their start times left, spread over the cycle; after it they fall in two clumps, one per wave of the rollout, and stay
+  so. APScheduler's interval trigger fires "starting on ``start_date`` if specified, ``datetime.now()`` + interval
+  otherwise", and its jitter, "delay the job execution by ``jitter`` seconds at most", is None unless set (its
+  IntervalTrigger's docstring, in a copy of the source at cnblogs.com, and its docs' interval.rst at
+  github.com/agronholm/apscheduler; read in excerpts). A Deployment's rolling update: maxSurge and maxUnavailable 25%
+  by default, "rounding up" and "rounding down"; at the start the new ReplicaSet can be scaled up and the old one down
+  at once, and "once new pods are ready, old ReplicaSet can be scaled down further, followed by scaling up the new
+  ReplicaSet" (RollingUpdateDeployment's API reference, in k8s-openapi's copies at docs.rs; read in excerpts). Restarts
+  synchronise timers: "clusters that undergo a shared restart ... may end up synchronizing their requests and creating
+  load spikes" (kubernetes/kubernetes issue 15683); "When we deploy a new SigNoz version, all cloud deployments call
+  Zeus at the same instant. Then every 6 hours after that, they all call again together" (SigNoz/signoz pull request
+  11451, which adds jitter); fluxcd/source-controller pull request 1184 jitters its intervals by 10% by default; all
+  read in excerpts. Here: other traffic Poisson at 4 requests/s with the conversation trace's lengths; each replica's
+  job scores 24 recent conversations (prompts lognormal, median 1,400 tokens, sigma 0.5; outputs median 120, sigma
+  0.4), sent at once (within 30 ms), every 2 minutes from a seeded phase; from a seeded minute 6-8 a rolling update of
+  the 16 (maxSurge and maxUnavailable 4), the controller stepping once the pods it made are ready (a lognormal 25 s
+  after creation, sigma 0.1), stopping 4 old pods at once, then 8, then 4, and starting 8 new ones twice; a new pod's
+  job first fires an interval after it is ready (all ours but the trigger's and the Deployment's rules). On seeds 0-15:
+  140-153 runs (half their calls or more with no gap over 0.05 s), 86-89% followed by another 2 minutes later to the
+  0.1 s (the rest mostly an old pod's last); the two fullest 15 s arcs of the 2-minute cycle holding
+  50-65% of the runs before the rollout and all of them from 4 minutes after its start, the fuller one 50-59%; the
+  busiest 10 s at 10.5-15.0 requests/s before and 18.9-24.3 after; 1 s dispersion 9.3-13.7 before and 14.0-27.5 after.
+  Where lockstep-echoes' clients fall into step after a stall and drift apart, and cron-minutes and drifting-jobs keep a
+  clock or their own runs' lengths, here the level holds and only the phases move: a deploy gathers the replicas'
+  timers into its waves, for good.
+- `head-of-line.csv` (~5.9 requests/s; 5.72-5.99 on seeds 0-15): a Celery app whose users' summaries and an admin's
+  bulk re-summarise share the default queue: while the bulk's long calls hold every worker process, the users' tasks
+  wait behind it and reach the model only after it, at the pool's pace: the requests fall as the work doubles, then
+  spike with short calls. Celery's defaults are one queue named celery, a concurrency of the CPUs detected and a
+  worker_prefetch_multiplier of 4, so "if you have a mixture of long running and short running tasks with a single
+  queue, you could find your long running tasks blocking the shorter tasks" (Nautobot's docs on Celery task queues,
+  read in excerpts); the prefetch multiplier is "4 messages per child process", set to 1 for "many expensive tasks
+  with a long duration" (Celery's optimizing guide, docs.celeryq.dev, read in an excerpt). Here: other traffic Poisson
+  at 3 requests/s with the conversation trace's lengths; 24 worker processes (3 pods of 8 CPUs), each taking the oldest
+  task when its last call is back; users' tasks Poisson at 2.5 a second (a chat, lognormal, median 900 tokens, sigma
+  0.5; a summary, median 120, sigma 0.4); from a seeded minute 3-5, 400-500 (uniform) bulk tasks enqueued at once (a
+  ticket, lognormal, median 6,000 tokens, sigma 0.3; a summary, median 700, sigma 0.3); a call taking 0.3 s plus its
+  prompt at 8,000 tokens/s and its output at 45 tokens/s, times a lognormal factor (sigma 0.2); the prefetch, which
+  changes which process runs a task and not the queue's order, left out (all ours but Celery's defaults). On seeds
+  0-15: the bulk's 413-485 calls (prompts of 3,500 tokens or more, outputs of 300 or more) in 306-360 s, 21.5-23.5 in
+  flight through its middle half (by the latency model); meanwhile the other requests at 2.80-3.27 requests/s (4.16-4.57
+  in all, 5.30-5.73 before the bulk) and the prompt tokens at 11,600-12,300 a second (5,800-6,300 before); the minute
+  from 15 s after the bulk's last call at 9.9-10.4 requests/s, back under 6.5 160-225 s after it; from the bulk's start
+  to 400 s after its end, 0.97-1.03x the 5.5 requests/s of the other traffic and the users. Where batch-backfill adds a
+  paced block to the interactive traffic and valley-fill fits a batch under it, here a bulk job displaces the
+  interactive calls: fewer, longer requests while it runs, then the users' deferred ones at once.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -4282,12 +4385,242 @@ def set20_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     })
 
 
+# ---- set 21 ---------------------------------------------------------------------------------------
+
+# a model call's latency (ours, as set 20's): a fixed part, the prompt at a prefill pace, the output at a decode pace
+REPLY_OVERHEAD_S, REPLY_PREFILL, REPLY_DECODE, REPLY_JITTER = 0.3, 8000.0, 45.0, 0.2
+
+
+def reply_seconds(prompt: int, output: int) -> float:
+    """A call's latency before its jitter (the jitter's median)."""
+    return REPLY_OVERHEAD_S + prompt / REPLY_PREFILL + output / REPLY_DECODE
+
+
+def reply_latency(rng: random.Random, prompt: int, output: int) -> float:
+    return reply_seconds(prompt, output) * rng.lognormvariate(0.0, REPLY_JITTER)
+
+
+ALERT_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+# Alertmanager's route defaults: group_wait, group_interval; no group_by, so a route's alerts are one group
+ALERT_GROUP_WAIT_S, ALERT_GROUP_INTERVAL_S = 30.0, 300.0
+ALERT_CLUSTERS = 32  # clusters sharing the model, each with its Alertmanager and its investigator (ours)
+ALERT_ONSET_S, ALERT_LENGTH_S = (120.0, 240.0), (600.0, 720.0)  # uniform: the incident's start; its length (ours)
+ALERT_FIRST_S, ALERT_SPREAD_S = 60.0, 180.0  # mean (exponential) onset to a cluster's first alert; to each later (ours)
+ALERT_COUNT = (7.0, 0.5)  # lognormal (median, sigma): alerts a cluster raises in the incident (ours)
+ALERT_RESOLVED_S = (30.0, 0.8)  # lognormal (median, sigma): the incident's end to a cluster's alerts resolving (ours)
+ALERT_WEBHOOK_S = (0.1, 0.5)  # lognormal (median, sigma): a flush to the receiver starting on it (ours)
+ALERT_WORKERS, ALERT_MAX_STEPS = 4, 10  # the proxy's investigations at once per webhook; HolmesGPT's max_steps
+ALERT_TOOLS, ALERT_CONTEXT = 5000, (700.0, 0.3)  # tokens: the tools' schemas; lognormal: an alert's own part (ours)
+ALERT_ANSWER = 0.25  # the chance the model answers instead of calling tools, from its second step (ours)
+ALERT_CALL, ALERT_REPORT = (45.0, 0.4), (450.0, 0.3)  # lognormal (median, sigma): a tool call; the answer (ours)
+ALERT_RESULT, ALERT_RESULT_MAX, ALERT_TOOL_S = (700.0, 0.8), 3000, (1.2, 0.6)  # lognormal: a tool's output, its run
+
+
+def alert_incident(rng: random.Random) -> tuple[float, float]:
+    """When the incident starts (uniform in ALERT_ONSET_S) and ends (a uniform ALERT_LENGTH_S later)."""
+    onset = rng.uniform(*ALERT_ONSET_S)
+    return onset, onset + rng.uniform(*ALERT_LENGTH_S)
+
+
+def investigation(rng: random.Random, start: float, prompt: int) -> tuple[list[tuple[float, int, int]], float]:
+    """One alert's investigation by HolmesGPT's tool-calling loop from `start`: each step sends the conversation so far;
+    the model calls tools (run, then their output appended) until it answers, at the latest at step ALERT_MAX_STEPS,
+    which offers no tools. The rows, and when the answer is back."""
+    rows, t = [], start
+    for step in range(ALERT_MAX_STEPS):
+        answers = step == ALERT_MAX_STEPS - 1 or (step > 0 and rng.random() < ALERT_ANSWER)
+        output = clamp(lognormal_draw(rng, ALERT_REPORT if answers else ALERT_CALL), OUTPUT_MAX)
+        rows.append((t, prompt, output))
+        t += reply_latency(rng, prompt, output)
+        if answers:
+            break
+        t += lognormal_draw(rng, ALERT_TOOL_S)
+        prompt = clamp(prompt + output + min(ALERT_RESULT_MAX, lognormal_draw(rng, ALERT_RESULT)), PROMPT_MAX)
+    return rows, t
+
+
+def investigate_webhook(rng: random.Random, start: float,
+                        prompts: list[int]) -> tuple[list[tuple[float, int, int]], float]:
+    """The proxy on one webhook: every firing alert of the payload investigated, in its order, ALERT_WORKERS at a time.
+    The rows, and when the last answer is back (the webhook's reply)."""
+    free, rows = [start] * ALERT_WORKERS, []
+    for prompt in prompts:
+        chain, done = investigation(rng, heapq.heappop(free), prompt)
+        rows += chain
+        heapq.heappush(free, done)
+    return rows, max(free)
+
+
+def webhook_alerts(alerts: list[tuple[float, int]], last: float, flush: float) -> list[int]:
+    """The first prompts of the investigations a notification at `flush` sets off (the last was at `last`): every
+    alert firing, as the payload carries the whole group and the proxy investigates each of its alerts."""
+    return [prompt for start, prompt in alerts if start <= flush]
+
+
+def alert_notifications(rng: random.Random, seconds: float, first: float, alerts: list[tuple[float, int]],
+                        resolved: float) -> list[tuple[float, int, int]]:
+    """One cluster's group: a flush ALERT_GROUP_WAIT_S after its first alert, then every ALERT_GROUP_INTERVAL_S; a flush
+    notifies when alerts fired since the last notification (the group's firing alerts are then not a subset of the last
+    notification's); the proxy takes one webhook at a time. `alerts` are (start, first prompt) in payload order."""
+    rows, flush, last, idle = [], first + ALERT_GROUP_WAIT_S, -math.inf, first
+    while flush < min(resolved, seconds):
+        if any(last < start <= flush for start, _ in alerts):
+            sent = max(idle, flush + lognormal_draw(rng, ALERT_WEBHOOK_S))
+            calls, idle = investigate_webhook(rng, sent, webhook_alerts(alerts, last, flush))
+            rows += calls
+            last = flush
+        flush += ALERT_GROUP_INTERVAL_S
+    return rows
+
+
+def alert_cluster(rng: random.Random, seconds: float, onset: float, end: float) -> list[tuple[float, int, int]]:
+    """One cluster in the incident: its alerts fire from a first one on, each with its own prompts (its labels and
+    annotations, the same at every notification), at a seeded place in the payload's order; all resolve together."""
+    first = onset + rng.expovariate(1.0 / ALERT_FIRST_S)
+    starts = [first] + [first + rng.expovariate(1.0 / ALERT_SPREAD_S)
+                        for _ in range(max(1, round(lognormal_draw(rng, ALERT_COUNT))) - 1)]
+    resolved = end + lognormal_draw(rng, ALERT_RESOLVED_S)
+    alerts = [(start, ALERT_TOOLS + clamp(lognormal_draw(rng, ALERT_CONTEXT), PROMPT_MAX)) for start in starts]
+    rng.shuffle(alerts)
+    return alert_notifications(rng, seconds, first, [a for a in alerts if a[0] < resolved], resolved)
+
+
+def alert_groups(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at ALERT_OTHER with the conversation trace's lengths, plus the investigations an incident
+    sets off in ALERT_CLUSTERS clusters. The rows, and the investigations' calls per 10 s."""
+    incident = alert_incident(rng)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, ALERT_OTHER, 0.0, seconds)]
+    calls = [row for _ in range(ALERT_CLUSTERS) for row in alert_cluster(rng, seconds, *incident) if row[0] < seconds]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+PHASE_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+PHASE_PODS, PHASE_CALLS, PHASE_PERIOD_S = 16, 24, 120.0  # replicas; calls a run; the interval job's period (ours)
+# the Deployment's maxSurge and maxUnavailable: 25% of 16, rounded up and down
+PHASE_SURGE, PHASE_UNAVAILABLE = 4, 4
+PHASE_DEPLOY_S = (360.0, 480.0)  # uniform: when the rollout starts (ours)
+PHASE_READY_S = (25.0, 0.1)  # lognormal (median, sigma): a new pod's creation to its readiness (ours)
+PHASE_SPREAD_S = 0.03  # a run's calls go out within this (gathered at once; ours)
+PHASE_PROMPT, PHASE_OUTPUT = (1400.0, 0.5), (120.0, 0.4)  # lognormal (median, sigma): a conversation; its score (ours)
+PHASE_JITTER_S = 0.0  # the scheduler's jitter: APScheduler's default, none
+
+
+def phase_rollout(rng: random.Random, deploy: float) -> tuple[list[float], list[float]]:
+    """A Deployment's rolling update from `deploy`: when each old pod stops and each new pod is ready. At each step the
+    controller scales the old ReplicaSet down as far as keeps PODS - UNAVAILABLE pods available and the new one up as
+    far as keeps PODS + SURGE in all; it steps again once the new pods it made are ready (old pods picked at random)."""
+    stops, ready, t, old = [], [], deploy, PHASE_PODS
+    while old or len(ready) < PHASE_PODS:
+        up = sum(r <= t for r in ready)
+        down = min(old, max(0, old + up - (PHASE_PODS - PHASE_UNAVAILABLE)))
+        old -= down
+        stops += [t] * down
+        made = [t + lognormal_draw(rng, PHASE_READY_S)
+                for _ in range(max(0, min(PHASE_PODS - len(ready), PHASE_PODS + PHASE_SURGE - old - len(ready))))]
+        ready += made
+        t = max(ready)
+    rng.shuffle(stops)
+    return stops, ready
+
+
+def phase_runs(rng: random.Random, first: float, stop: float, seconds: float) -> list[tuple[float, int, int]]:
+    """One pod's interval job from `first` until `stop`: each run (delayed by up to PHASE_JITTER_S) sends PHASE_CALLS
+    calls at once and is done when the last reply is back; phase_next gives the next fire time."""
+    rows, fire = [], first
+    while fire < min(stop, seconds):
+        start = fire + rng.uniform(0.0, PHASE_JITTER_S)
+        run = [(start + rng.uniform(0.0, PHASE_SPREAD_S), clamp(lognormal_draw(rng, PHASE_PROMPT), PROMPT_MAX),
+                clamp(lognormal_draw(rng, PHASE_OUTPUT), OUTPUT_MAX)) for _ in range(PHASE_CALLS)]
+        rows += run
+        fire = phase_next(fire, max(t + reply_latency(rng, p, o) for t, p, o in run))
+    return rows
+
+
+def phase_next(fire: float, done: float) -> float:
+    """The next fire time after one at `fire` whose run was done at `done`: APScheduler's interval trigger counts from
+    the last fire time, not from the run's end (a fixed rate)."""
+    return fire + PHASE_PERIOD_S
+
+
+def rollout_phases(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at PHASE_OTHER with the conversation trace's lengths, plus PHASE_PODS replicas' interval
+    jobs: the old pods' at seeded phases until the rollout stops them, the new pods' from PHASE_PERIOD_S after each is
+    ready (the scheduler starts with the app: now + interval). The rows, and the jobs' calls per 10 s."""
+    deploy = rng.uniform(*PHASE_DEPLOY_S)
+    phases = [rng.uniform(0.0, PHASE_PERIOD_S) for _ in range(PHASE_PODS)]
+    stops, ready = phase_rollout(rng, deploy)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, PHASE_OTHER, 0.0, seconds)]
+    jobs = [row for phase, stop in zip(phases, stops) for row in phase_runs(rng, phase, stop, seconds)]
+    jobs += [row for up in ready for row in phase_runs(rng, up + PHASE_PERIOD_S, math.inf, seconds)]
+    return sorted(rows + jobs), per_bin_counts((t for t, _, _ in jobs), seconds, 10.0)
+
+
+HOL_OTHER = 3.0  # req/s of other traffic, with the conversation trace's lengths
+HOL_WORKERS = 24  # Celery worker processes: 3 pods at its default concurrency, one per CPU, of 8 CPUs (ours)
+HOL_INTERACTIVE = 2.5  # tasks/s users ask for, on the default queue (ours)
+HOL_SHORT_PROMPT, HOL_SHORT_OUTPUT = (900.0, 0.5), (120.0, 0.4)  # lognormal (median, sigma): a chat; its summary (ours)
+HOL_BULK, HOL_ONSET_S = (400, 500), (180.0, 300.0)  # uniform: the bulk re-summarise's tasks; when it is enqueued (ours)
+HOL_BULK_PROMPT, HOL_BULK_OUTPUT = (6000.0, 0.3), (700.0, 0.3)  # lognormal (median, sigma): a ticket; summary (ours)
+
+
+def hol_priority(enqueued: float, bulk: bool) -> tuple:
+    """The order tasks leave the queue in: one queue, first in, first out, whatever the task."""
+    return (enqueued,)
+
+
+def hol_pool(rng: random.Random, tasks: list[tuple[float, bool, int, int]]) -> list[tuple[float, int, int]]:
+    """(enqueued, bulk, prompt, output) tasks run by HOL_WORKERS processes, each taking the next task by hol_priority
+    when its last call is back: the calls."""
+    tasks = sorted(tasks, key=lambda task: task[0])  # a bulk enqueued at once keeps its order
+    free, waiting, rows, k = [tasks[0][0]] * HOL_WORKERS, [], [], 0
+    while k < len(tasks) or waiting:
+        t = heapq.heappop(free)
+        while k < len(tasks) and (tasks[k][0] <= t or not waiting):
+            enqueued, bulk, prompt, output = tasks[k]
+            heapq.heappush(waiting, (hol_priority(enqueued, bulk), k, prompt, output, enqueued))
+            k += 1
+        _, _, prompt, output, enqueued = heapq.heappop(waiting)
+        sent = max(t, enqueued)
+        rows.append((sent, prompt, output))
+        heapq.heappush(free, sent + reply_latency(rng, prompt, output))
+    return rows
+
+
+def head_of_line(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at HOL_OTHER with the conversation trace's lengths, plus a Celery app's summaries: users'
+    tasks Poisson at HOL_INTERACTIVE, and at a seeded time an admin's bulk re-summarise enqueued at once on the same
+    queue. The rows, and the workers' calls per 10 s."""
+    onset = rng.uniform(*HOL_ONSET_S)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, HOL_OTHER, 0.0, seconds)]
+    tasks = [(t, False, clamp(lognormal_draw(rng, HOL_SHORT_PROMPT), PROMPT_MAX),
+              clamp(lognormal_draw(rng, HOL_SHORT_OUTPUT), OUTPUT_MAX))
+             for t in poisson_times(rng, HOL_INTERACTIVE, 0.0, seconds)]
+    tasks += [(onset, True, clamp(lognormal_draw(rng, HOL_BULK_PROMPT), PROMPT_MAX),
+               clamp(lognormal_draw(rng, HOL_BULK_OUTPUT), OUTPUT_MAX)) for _ in range(rng.randint(*HOL_BULK))]
+    calls = [row for row in hol_pool(rng, tasks) if row[0] < seconds]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+SET21 = ("alert-groups", "rollout-phases", "head-of-line")
+
+
+def set21_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised investigation, job or worker calls spread over each 10 s) of one set-21 trace."""
+    return binned_trace("set21", name, seed, {
+        "alert-groups": (ALERT_OTHER, alert_groups),
+        "rollout-phases": (PHASE_OTHER, rollout_phases),
+        "head-of-line": (HOL_OTHER, head_of_line),
+    })
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
         10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace),
         14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace), 17: (SET17, set17_trace),
-        18: (SET18, set18_trace), 19: (SET19, set19_trace), 20: (SET20, set20_trace)}
+        18: (SET18, set18_trace), 19: (SET19, set19_trace), 20: (SET20, set20_trace),
+        21: (SET21, set21_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 20 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 21 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -245,7 +245,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
                                                     (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0),
                                                     (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0),
                                                     (17, 7.0, 13.0), (18, 4.0, 11.0), (19, 7.0, 11.0),
-                                                    (20, 4.5, 10.0)])
+                                                    (20, 4.5, 10.0), (21, 4.0, 9.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -269,10 +269,10 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   14: (unseen.SET14, unseen.set14_trace, 0.1), 15: (unseen.SET15, unseen.set15_trace, 0.1),
                   16: (unseen.SET16, unseen.set16_trace, 0.1), 17: (unseen.SET17, unseen.set17_trace, 0.1),
                   18: (unseen.SET18, unseen.set18_trace, 0.1), 19: (unseen.SET19, unseen.set19_trace, 0.1),
-                  20: (unseen.SET20, unseen.set20_trace, 0.1)}
+                  20: (unseen.SET20, unseen.set20_trace, 0.1), 21: (unseen.SET21, unseen.set21_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -290,11 +290,12 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     per 10 s for push-wave and drifting-jobs, of the realised canary weights for canary-rollback, of the realised
     activity, harness and script requests per 10 s for activity-retries, sorted-eval and idle-bursts, of the realised
     job, Open WebUI and agent calls per 10 s for flex-windows, webui-followups and max-turns-loops, of the realised job,
-    indexing and voice agent calls per 10 s for forbid-skips, graphrag-index and preemptive-turns) within 5%:
+    indexing and voice agent calls per 10 s for forbid-skips, graphrag-index and preemptive-turns, of the realised
+    investigation, job and worker calls per 10 s for alert-groups, rollout-phases and head-of-line) within 5%:
     0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7,
     0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set
     12, 0.976-1.013 for set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for
-    set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19, 0.991-1.028 for set 20."""
+    set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19, 0.991-1.028 for set 20, 0.986-1.020 for set 21."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -2491,8 +2492,227 @@ def test_preemptive_turns_check_rejects_no_speculation_no_caps_and_shuffled_time
         check_preemptive_turns(arrivals, times)
 
 
+def alert_onset() -> float:
+    """alert-groups' incident start for seed 0 (its generator's first draw)."""
+    return unseen.alert_incident(random.Random("unseen-set21/alert-groups/0"))[0]
+
+
+def repeat_lags(arrivals: list, times: list[float]) -> list[float]:
+    """The lags, up to 15 minutes, between consecutive requests with one prompt among those carrying the tools' schemas
+    (an investigation's calls): an alert's first call is the same at each notification of its group."""
+    by_prompt: dict[int, list[float]] = {}
+    for t, a in zip(times, arrivals):
+        if a.prompt_tokens > unseen.ALERT_TOOLS:
+            by_prompt.setdefault(a.prompt_tokens, []).append(t)
+    return [b - a for ts in by_prompt.values() for a, b in zip(ts, ts[1:]) if b - a <= 900.0]
+
+
+def near_multiple(lag: float, step: float) -> bool:
+    """Within 0.5 s of a positive multiple of `step`."""
+    k = round(lag / step)
+    return k >= 1 and abs(lag - k * step) <= 0.5
+
+
+def check_alert_groups(arrivals: list, times: list[float], onset: float) -> None:
+    """The shape test_alert_groups_... asserts, on any trace; `onset` is the generator's."""
+    interval, lags = unseen.ALERT_GROUP_INTERVAL_S, repeat_lags(arrivals, times)
+    # each notification investigates every firing alert of its group again: prompts recur group_interval apart (to
+    # the 0.5 s when the proxy was idle and the alert among the first ALERT_WORKERS of its payload at both), far more
+    # often than two calls' prompts match by chance at such a lag, and more than at whole minutes short of it
+    exact = sum(near_multiple(lag, interval) for lag in lags)
+    minutes = sum(near_multiple(lag, 60.0) and not near_multiple(lag, interval) for lag in lags)
+    assert exact >= 15 and exact >= 10 + 5 * len(lags) * 3 / 900.0, (exact, len(lags))
+    assert minutes <= exact / 4, (minutes, exact)
+    # the first notifications wait group_wait after the incident's first alerts; the next ones carry more alerts
+    calls = sorted(t for t, a in zip(times, arrivals) if a.prompt_tokens > unseen.ALERT_TOOLS)
+    rate = rate_between(calls)
+    assert bisect.bisect_left(calls, onset + unseen.ALERT_GROUP_WAIT_S) <= 5
+    first, second = rate(onset, onset + interval), rate(onset + interval, onset + 2 * interval)
+    assert second >= 1.8 * first, (first, second)
+
+
+def test_alert_groups_reinvestigate_every_firing_alert_at_each_group_interval(set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus an incident from minute 2-4, for 10-12
+    minutes, in 32 clusters that share the model, each with Alertmanager at its route's defaults (group_wait 30 s,
+    group_interval 5 minutes, no group_by: one group) sending to HolmesGPT's alert proxy, which investigates every
+    alert of a payload, 4 at a time, each in a tool-calling loop of at most max_steps 10 calls whose first call is the
+    same for an alert at every notification. On seeds 0-15: 39-83 pairs of calls with one prompt a multiple of 5
+    minutes apart to the 0.5 s, of 153-488 pairs with one prompt within 15 minutes, 0-5 at whole minutes short of that;
+    0-2 calls with such prompts before the incident's start plus group_wait (conversation prompts); the investigations'
+    calls at 0.74-1.27 a second in the 5 minutes from the start and 2.66-3.89 in the next 5. It finds an
+    investigation's calls by their prompts (above the tools' schemas) and takes the incident's start from the
+    generator; it does not check the loops' lengths, the calls' growth, nor when the alerts resolve. Look-alikes it
+    rejects (test_alert_groups_check_rejects_...): a receiver that investigates only the alerts new since the last
+    notification, a group_interval of 1 minute, and the same requests at shuffled times."""
+    arrivals = set_arrivals(21)["alert-groups.csv"]
+    times, _, _ = shifted("alert-groups", arrivals, unseen.set21_trace)
+    check_alert_groups(arrivals, times, alert_onset())
+
+
+@pytest.mark.parametrize("look_alike", ["new-only", "one-minute", "shuffled"])
+def test_alert_groups_check_rejects_new_alerts_only_a_shorter_interval_and_shuffled_times(set_arrivals, monkeypatch,
+                                                                                           look_alike):
+    """The same generator with a receiver that investigates only the alerts fired since the group's last notification
+    (fails the recurring prompts) or with group_interval 1 minute (fails the lags), and the trace's requests at
+    shuffled times (fails the recurring prompts): each fails the check, on seeds 0-15 too (checked while writing
+    it)."""
+    if look_alike == "shuffled":
+        arrivals = set_arrivals(21)["alert-groups.csv"]
+        times, _, _ = shifted("alert-groups", arrivals, unseen.set21_trace)
+        rng = random.Random("look-alikes/alert-groups")
+        arrivals = [arrivals[k] for k in sorted(range(len(times)), key=lambda _: rng.random())]
+    else:
+        patches = {"new-only": ("webhook_alerts", lambda alerts, last, flush: [p for start, p in alerts
+                                                                                 if last < start <= flush]),
+                   "one-minute": ("ALERT_GROUP_INTERVAL_S", 60.0)}
+        with monkeypatch.context() as patch:  # the check reads group_interval: keep it out of the patch
+            patch.setattr(unseen, *patches[look_alike])
+            arrivals, times = replayed(unseen.set21_trace("alert-groups", 0)[0])
+    with pytest.raises(AssertionError):
+        check_alert_groups(arrivals, times, alert_onset())
+
+
+def phase_schedule() -> float:
+    """rollout-phases' rollout start for seed 0 (its generator's first draw)."""
+    return random.Random("unseen-set21/rollout-phases/0").uniform(*unseen.PHASE_DEPLOY_S)
+
+
+def pod_runs(times: list[float]) -> list[float]:
+    """When each pod's run starts: half its calls or more with no gap over 0.05 s (a run sends them at once)."""
+    return [first for first, _, n in clusters(times, 0.05) if n >= unseen.PHASE_CALLS // 2]
+
+
+def fullest_arcs(starts: list[float], width: float, arcs: int = 2) -> float:
+    """The share of `starts`, folded on the job's period, in the `arcs` fullest disjoint arcs `width` s wide (taken
+    one after the other)."""
+    period = unseen.PHASE_PERIOD_S
+    left, held = sorted(t % period for t in starts), 0
+    for _ in range(arcs):
+        if not left:
+            break
+        best = max(left, key=lambda a: sum((b - a) % period < width for b in left))
+        inside = [b for b in left if (b - best) % period < width]
+        held += len(inside)
+        left = [b for b in left if (b - best) % period >= width]
+    return held / max(1, len(starts))
+
+
+def check_rollout_phases(times: list[float], seconds: float, deploy: float) -> None:
+    """The shape test_rollout_phases_... asserts, on any trace; `deploy` is the generator's."""
+    period, runs = unseen.PHASE_PERIOD_S, pod_runs(times)
+    assert len(runs) >= 100, len(runs)
+    # a fixed rate: a run comes PHASE_PERIOD_S after each, to the 0.1 s, but a pod's last
+    due = [r for r in runs if r + period + 1.0 < seconds]
+    kept = sum(bisect.bisect_left(runs, r + period + 0.1) > bisect.bisect_left(runs, r + period - 0.1) for r in due)
+    assert kept >= 0.8 * len(due), (kept, len(due))
+    # the rollout sets the phases: spread before it, in as many clumps as it had waves after it
+    before, after = [r for r in runs if r < deploy - 5.0], [r for r in runs if r > deploy + 240.0]
+    assert fullest_arcs(before, 15.0) <= 0.8, fullest_arcs(before, 15.0)
+    assert fullest_arcs(after, 15.0) >= 0.9, fullest_arcs(after, 15.0)
+    per_10s = counts(times, 10.0, seconds)
+    edge = int(deploy // 10)
+    assert max(per_10s[edge + 24:]) >= 1.3 * max(per_10s[:edge]), (max(per_10s[:edge]), max(per_10s[edge + 24:]))
+
+
+def test_rollout_phases_cluster_the_pods_interval_jobs_into_the_rollouts_waves(set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus 16 replicas, each running an interval job
+    every 2 minutes (APScheduler's interval trigger: a fixed rate from the scheduler's start plus one interval, no
+    jitter by default) that sends 24 calls at once; at minute 6-8 a rolling update at the Deployment's defaults
+    (maxSurge and maxUnavailable 25%) replaces the pods in two waves of 8. On seeds 0-15: 140-153 runs, 86-89% followed
+    by another 2 minutes later to the 0.1 s; the two fullest 15 s arcs of the 2-minute cycle holding 50-65% of the runs
+    before the rollout and all of them from 4 minutes after its start; the busiest 10 s at 10.5-15.0 req/s before and
+    18.9-24.3 after. It finds the runs by their calls sent together and takes the rollout's start from the generator;
+    it does not check the calls' lengths nor the rollout's steps one by one. Look-alikes it rejects
+    (test_rollout_phases_check_rejects_...): the scheduler's jitter at 20 s, a job that waits an interval after each
+    run's end, no rollout, and the same requests at random times."""
+    arrivals = set_arrivals(21)["rollout-phases.csv"]
+    times, seconds, _ = shifted("rollout-phases", arrivals, unseen.set21_trace)
+    check_rollout_phases(times, seconds, phase_schedule())
+
+
+@pytest.mark.parametrize("look_alike", ["jitter", "fixed-delay", "no-rollout", "shuffled"])
+def test_rollout_phases_check_rejects_jitter_a_fixed_delay_no_rollout_and_shuffled_times(set_arrivals, monkeypatch,
+                                                                                         look_alike):
+    """The same generator with APScheduler's jitter at 20 s (fails the fixed rate), with the next run an interval after
+    the last one's replies are back (fails the fixed rate), or without the rollout (the old pods run on: fails the
+    clumps), and the trace's requests moved to uniformly random times (no runs): each fails the check, on seeds 0-15 too
+    (checked while writing it)."""
+    if look_alike == "shuffled":
+        arrivals = set_arrivals(21)["rollout-phases.csv"]
+        times, seconds, _ = shifted("rollout-phases", arrivals, unseen.set21_trace)
+        times = sorted(random.Random("look-alikes/rollout-phases").uniform(0.0, seconds) for _ in times)
+    else:
+        patches = {"jitter": ("PHASE_JITTER_S", 20.0),
+                   "fixed-delay": ("phase_next", lambda fire, done: done + unseen.PHASE_PERIOD_S),
+                   "no-rollout": ("phase_rollout", lambda rng, deploy: ([math.inf] * unseen.PHASE_PODS, []))}
+        monkeypatch.setattr(unseen, *patches[look_alike])
+        rows, seconds, _ = unseen.set21_trace("rollout-phases", 0)
+        times = [t for t, _, _ in rows]
+    with pytest.raises(AssertionError):
+        check_rollout_phases(times, seconds, phase_schedule())
+
+
+def is_bulk(arrival) -> bool:
+    """A bulk re-summarise's call by its lengths (a long ticket, a long summary)."""
+    return arrival.prompt_tokens >= 3500 and arrival.max_tokens >= 300
+
+
+def check_head_of_line(arrivals: list, times: list[float]) -> None:
+    """The shape test_head_of_line_... asserts, on any trace."""
+    bulk = [(t, a) for t, a in zip(times, arrivals) if is_bulk(a)]
+    assert len(bulk) >= 300, len(bulk)
+    begin, end, _ = max(clusters([t for t, _ in bulk], 20.0), key=lambda run: run[2])
+    # the pool's processes all on the bulk while it lasts: its calls in flight (by the latency model) hold at the pool
+    spans = [(t, t + unseen.reply_seconds(a.prompt_tokens, a.max_tokens)) for t, a in bulk if begin <= t <= end]
+    quarter = (end - begin) / 4.0
+    busy = [sum(a <= s < b for a, b in spans) for s in range(int(begin + quarter), int(end - quarter))]
+    assert busy and 0.85 * unseen.HOL_WORKERS <= statistics.fmean(busy) <= 1.1 * unseen.HOL_WORKERS, busy[:20]
+    # the users' tasks wait behind it: only the other traffic reaches the model meanwhile ...
+    rate = rate_between(sorted(t for t, a in zip(times, arrivals) if not is_bulk(a)))
+    during = rate(begin + 30.0, end - 20.0)
+    assert 0.8 * unseen.HOL_OTHER <= during <= 1.2 * unseen.HOL_OTHER, during
+    # ... and come after it at the pool's pace, none lost
+    short = unseen.reply_seconds(round(unseen.HOL_SHORT_PROMPT[0]), round(unseen.HOL_SHORT_OUTPUT[0]))
+    flush = rate(end + 15.0, end + 75.0)
+    assert flush >= unseen.HOL_OTHER + 0.6 * unseen.HOL_WORKERS / short, flush
+    served = rate(begin, end + 400.0) / (unseen.HOL_OTHER + unseen.HOL_INTERACTIVE)
+    assert 0.9 <= served <= 1.1, served
+
+
+def test_head_of_line_holds_the_users_tasks_behind_a_bulk_job_then_flushes_them(set_arrivals):
+    """3 req/s of other traffic (the conversation trace's lengths) plus a Celery app on one queue, first in first out,
+    with 24 worker processes (Celery's default concurrency, one per CPU): users' summaries at 2.5 a second, and at
+    minute 3-5 an admin's bulk re-summarise of 400-500 long tickets enqueued at once. On seeds 0-15: the bulk's 413-485
+    calls in 306-360 s, 21.5-23.5 in flight through its middle half; the other requests at 2.80-3.27 req/s meanwhile
+    (5.30-5.73 req/s in all before it); the minute from 15 s after its last call at 9.9-10.4 req/s; from its start to
+    400 s after its end 0.97-1.03x the 5.5 req/s of the other traffic and the users' tasks. It finds the bulk's calls by
+    their lengths and the pool's calls in flight by the latency model; it does not check the users' tasks' order nor
+    the calls' lengths. Look-alikes it rejects (test_head_of_line_check_rejects_...): the users' tasks
+    served first (a queue of their own) and the same requests at shuffled times."""
+    arrivals = set_arrivals(21)["head-of-line.csv"]
+    times, _, _ = shifted("head-of-line", arrivals, unseen.set21_trace)
+    check_head_of_line(arrivals, times)
+
+
+@pytest.mark.parametrize("look_alike", ["users-first", "shuffled"])
+def test_head_of_line_check_rejects_the_users_tasks_first_and_shuffled_times(set_arrivals, monkeypatch, look_alike):
+    """The same generator and draws with the users' tasks taken before the bulk's (as from a queue of their own: fails
+    the users' absence) and the trace's requests at shuffled times (fails the pool's hold): each fails the check, on
+    seeds 0-15 too (checked while writing it)."""
+    if look_alike == "shuffled":
+        arrivals = set_arrivals(21)["head-of-line.csv"]
+        times, _, _ = shifted("head-of-line", arrivals, unseen.set21_trace)
+        rng = random.Random("look-alikes/head-of-line")
+        arrivals = [arrivals[k] for k in sorted(range(len(times)), key=lambda _: rng.random())]
+    else:
+        monkeypatch.setattr(unseen, "hol_priority", lambda enqueued, bulk: (bulk, enqueued))
+        arrivals, times = replayed(unseen.set21_trace("head-of-line", 0)[0])
+    with pytest.raises(AssertionError):
+        check_head_of_line(arrivals, times)
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "21"], "--set"),
+    (["--set", "22"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
