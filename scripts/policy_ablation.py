@@ -47,9 +47,6 @@ default configuration (one configuration for every workload, never tuned) and fo
   admission), not as those no reading of the last budget had taken;
 - floor-one: without `render`'s floor (minReplicas 1, the fleet starting at the bench's opening
   size), to show what the floor costs or saves;
-- holds-when-idle: a model idle for a scale-up latency (nothing arrived, waited or ran) keeps the
-  bursts it remembers and `render`'s floor (stop 48), instead of forgetting them and holding
-  idleBurstReplicas;
 - short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes, those that
   came back too (a probe of the history's memory, not a candidate: the half-life is not tuned on
   the scoreboard);
@@ -113,7 +110,7 @@ from scaler.policy import burst_floor, excursions, forecast_skill, headroom, slo
 from scaler.policy.predict import Prediction  # noqa: E402
 from scaler.policy.signals import RECENT_S, SignalWindow  # noqa: E402
 from scaler.sim import calibrate, policies  # noqa: E402
-from scaler.sim.policies.slo_scaler import SloScaler, policy_config, replica_floors  # noqa: E402
+from scaler.sim.policies.slo_scaler import SloScaler, policy_config, replica_floor  # noqa: E402
 from scaler.sim.setup import Setup  # noqa: E402
 from scaler.sim.sweep import context, run_point  # noqa: E402
 from scaler.sim.workload import WORKLOADS, build, trace_file, traffic_profile  # noqa: E402
@@ -364,7 +361,7 @@ class FloorOne(Variant):
 
     def __init__(self, ctx, knob_value=None):
         super().__init__(ctx, knob_value)
-        self.config = replace(self.config, burst_replicas=0.0, idle_burst_replicas=None)
+        self.config = replace(self.config, burst_replicas=0.0)
 
     def initial_replicas(self) -> int:
         return self.ctx.sizing.initial
@@ -381,12 +378,6 @@ class FloorRateOverAMinute(Variant):
     """`render`'s floor kept whole only while the rate over 60 s windows reaches its last replica."""
     name = "ours-floor-rate-over-a-minute"
     patch = (burst_floor, "RATE_WINDOW_MIN_S", 60.0)
-
-
-class HoldsWhenIdle(Variant):
-    """A model idle for a scale-up latency keeps the bursts it remembers and render's floor (to stop 48)."""
-    name = "ours-holds-when-idle"
-    patch = (decide_module, "_idle", lambda est, bursts, now: False)
 
 
 class StandingFloor(Variant):
@@ -522,7 +513,7 @@ class ShortBurstMemory(Variant):
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, BurstSlotsAtTarget, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, CountedEvidence, Hold3Latencies,
-            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, StandingFloor, HoldsWhenIdle, FloorSeenOnce, FloorRateOverAMinute,
+            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, StandingFloor, FloorSeenOnce, FloorRateOverAMinute,
             ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
             PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseWidened, NoOneSecondWindow,
@@ -536,7 +527,7 @@ _BUILT: dict[tuple[str, int], object] = {}
 def floor_at(ctx, knob: float | None) -> int:
     """minReplicas as ours deploys it at this knob (None: the default)."""
     config = policy_config(ctx) if knob is None else policy_config(ctx, knob)
-    return replica_floors(ctx, config)[0]
+    return replica_floor(ctx, config)
 
 
 def _run(task):

@@ -6,16 +6,9 @@ from scaler.policy.config import METADATA_KEYS
 
 def test_metadata_round_trip_keeps_every_value():
     config = PolicyConfig(ttft_slo_s=1.5, tpot_slo_s=0.1, scale_up_latency_s=None, per_replica_capacity_rps=4.0, capacity_prior_rps=3.0,
-                          prefill_tps=28000.0, capacity_prompt_tokens=512.0, burst_replicas=4.0, idle_burst_replicas=2.0)
+                          prefill_tps=28000.0, capacity_prompt_tokens=512.0)
     assert PolicyConfig.from_metadata(config.to_metadata()) == config
     assert set(config.to_metadata()) == set(METADATA_KEYS)
-
-
-def test_idle_burst_replicas_above_burst_replicas_is_rejected_naming_the_key():
-    with pytest.raises(ConfigError) as err:
-        PolicyConfig.from_metadata({"burstReplicas": "3", "idleBurstReplicas": "4"})
-    assert err.value.key == "idleBurstReplicas" and "at most burstReplicas (3)" in str(err.value)
-    assert PolicyConfig.from_metadata({"burstReplicas": "3", "idleBurstReplicas": "3"}).idle_burst_replicas == 3.0
 
 
 def test_defaults_apply_under_metadata():

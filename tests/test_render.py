@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from scaler.modelconfig.build import from_spec
 from scaler.render import cli as render_cli
-from scaler.render.derive import burst_replicas, derive, idle_burst_replicas, trigger_metadata
+from scaler.render.derive import burst_replicas, derive, trigger_metadata
 from scaler.render.filters import UnsafeValue, num, promql, q
 from scaler.render.render import RenderError, render_model, render_specs, write_outputs
 from scaler.server import metadata as server_metadata
@@ -35,7 +35,7 @@ CONTRACT_KEYS = {
     "scalerAddress", "model", "namespace", "podSelector", "metricsPort", "ttftSloSeconds", "requestClass", "source",
     "prometheusAddress", "scrapeTargets", "scaleUpLatencySeconds", "perReplicaCapacity", "maxConcurrency", "targetUtilization",
     "expectedPrefillSeconds", "yellowEnterRatio", "yellowExitRatio", "redEnterRatio", "redExitRatio", "stateHoldSeconds",
-    "enableTLS", "unsafeSsl", "tpotSloSeconds", "burstReplicas", "idleBurstReplicas",
+    "enableTLS", "unsafeSsl", "tpotSloSeconds", "burstReplicas",
 }
 
 
@@ -205,29 +205,6 @@ def test_the_burst_floor_goes_to_the_scaler_and_keda_fallback_while_min_replicas
     assert (raised.min_replicas, raised.burst_replicas, raised.fallback_replicas) == (10, 8, 10)
     capped = derive(_spec(replicas__max=5, calibration__warmScaleUpLatencySeconds=75, traffic__burstGrowthPerSecond=0.2))
     assert capped.burst_replicas == 5 and any(w.startswith("burst headroom needs 8") for w in capped.warnings)
-
-
-def test_idle_burst_replicas_size_the_same_burst_from_no_traffic():
-    # From zero the rise reaches 0.05 x 69.67 = 3.48 req/s on average over [64.33, 75]: 2 replicas
-    # of 2.34 req/s, where from the base of 4 it takes 4.
-    d = derive(_spec(calibration__warmScaleUpLatencySeconds=75))
-    assert (d.burst_replicas, d.idle_burst_replicas) == (4, 2)
-    steeper = derive(_spec(calibration__warmScaleUpLatencySeconds=75, traffic__burstGrowthPerSecond=0.2))
-    assert (steeper.burst_replicas, steeper.idle_burst_replicas) == (8, 6)  # 0.2 x 69.67 = 13.93 req/s / 2.34 = 5.95
-    meta = trigger_metadata(_spec(calibration__warmScaleUpLatencySeconds=75), d)
-    assert (meta["burstReplicas"], meta["idleBurstReplicas"]) == ("4", "2")
-    capped = derive(_spec(replicas__max=5, calibration__warmScaleUpLatencySeconds=75, traffic__burstGrowthPerSecond=0.2))
-    assert (capped.burst_replicas, capped.idle_burst_replicas) == (5, 5)
-    assert "idleBurstReplicas = 2: the same burst starting from no traffic" in d.explain()
-
-
-@settings(max_examples=200, deadline=None)
-@given(base=st.floats(0, 50), rise=st.floats(0, 100), growth=st.floats(0, 5), latency=st.floats(1, 600),
-       request_s=st.floats(0, 400), carry=st.floats(0.01, 20))
-def test_a_burst_from_no_traffic_never_needs_more_replicas_than_one_from_the_base(base, rise, growth, latency,
-                                                                                   request_s, carry):
-    needed, _ = burst_replicas(base, base + rise, growth, latency, carry, request_s)
-    assert idle_burst_replicas(base + rise, growth, latency, carry, request_s) <= needed
 
 
 def test_without_warm_pool_the_cold_latency_sizes_the_headroom():

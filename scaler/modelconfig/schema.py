@@ -51,8 +51,6 @@ class ScalerSettings(_Config):
     capacity_prompt_tokens: Annotated[float, Field(gt=0, le=1e9)] | None = None
     burst_replicas: Annotated[int, Field(ge=0, le=1000)] | None = Field(
         None, description="replicas render sized for a burst like the spec's traffic profile's: held as a floor while the traffic reaches it")
-    idle_burst_replicas: Annotated[int, Field(ge=0, le=1000)] | None = Field(
-        None, description="the same burst starting from no traffic: the most the floor holds once the model has been idle for a scale-up latency")
     backlog_drain_ratio: Annotated[float, Field(gt=0, le=1)] | None = None
     max_staleness_seconds: Annotated[float, Field(gt=0, le=3600)] | None = None
     capacity_prior: Annotated[float, Field(gt=0, le=1e6)] | None = None

@@ -11,12 +11,7 @@ the last time it did, the way a burst in the burst history does (scaler.policy.h
 20-minute half-life of a burst that has come back (the profile says it comes), shortening towards
 5 minutes as that return fades without the traffic coming back to it (falling below half that
 rate, then reaching it again). Bursts that come back keep their floor between them; a profile the
-traffic no longer shows lets it go.
-
-A model that is idle (decide: nothing arrived, waited or ran for a scale-up latency) holds no more
-than `render`'s idleBurstReplicas: the same profile's burst starting from no traffic, which reaches
-less within the scale-up latency than one starting from the base. It holds that ceiling until the
-traffic reaches the floor's last replica again. Pure functions of numbers and a small frozen state.
+traffic no longer shows lets it go. Pure functions of numbers and a small frozen state.
 """
 
 from __future__ import annotations
@@ -49,40 +44,34 @@ class BurstFloor:
     returns: float = 0.0  # times the traffic came back to it, decayed with HISTORY_HALF_LIFE_S
     armed: bool = False  # the traffic fell below RETURN_SHARE of that rate since it last reached it
     last: float | None = None  # time of the last update
-    ceiling: float | None = None  # idleBurstReplicas since the model was idle, until the traffic reaches the floor
 
     def half_life(self) -> float:
         return memory_half_life(self.returns)
 
 
 def observe(floor: BurstFloor, *, burst_replicas: float, now: float, rate_rps: float | None,
-            carry_rps: float, idle_replicas: float | None = None) -> tuple[float, BurstFloor]:
+            carry_rps: float) -> tuple[float, BurstFloor]:
     """The replicas the floor holds now, and its next state.
 
     `rate_rps` is the arrival rate over the burst's windows (None while the history does not reach
     back that far), `carry_rps` what one replica carries at the target utilisation (0 while not
-    known: the floor is then held whole). `idle_replicas` is given while the model is idle: the
-    floor holds no more than it until the traffic reaches the floor's last replica again."""
+    known: the floor is then held whole)."""
     if burst_replicas <= 0:
         return 0.0, floor
     dt = 0.0 if floor.last is None else max(0.0, now - floor.last)
     returns = faded_returns(floor.returns, dt)
     reached, armed = floor.reached, floor.armed
-    ceiling = floor.ceiling
     if reached is None:  # the operator's profile says bursts like it come: it starts as one that came back
         reached, returns = now, PRIOR_RETURNS
     last_replica = (burst_replicas - 1) * carry_rps
     if rate_rps is not None and rate_rps >= last_replica:
         if armed:
             returns += 1.0
-        reached, armed, ceiling = now, False, None
+        reached, armed = now, False
     elif rate_rps is not None and rate_rps < RETURN_SHARE * last_replica:
         armed = True
-    if idle_replicas is not None:  # after the reach test: a floor of one "reaches" a rate of zero
-        ceiling = idle_replicas
-    state = BurstFloor(reached, returns, armed, now, ceiling)
-    held = burst_replicas * 0.5 ** ((now - reached) / state.half_life())
-    return (held if ceiling is None else min(held, ceiling)), state
+    state = BurstFloor(reached, returns, armed, now)
+    return burst_replicas * 0.5 ** ((now - reached) / state.half_life()), state
 
 
 def replicas(held: float) -> int:

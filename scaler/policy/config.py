@@ -46,10 +46,6 @@ class PolicyConfig:
     # Replicas `render` sized for a burst like the spec's traffic profile's (0: none): held as a floor
     # on the demand while the traffic keeps reaching it, fading when it does not (burst_floor).
     burst_replicas: float = 0.0
-    # The same burst starting from no traffic (`render`'s idleBurstReplicas, at most burstReplicas):
-    # what the floor holds while the model is idle (decide: nothing arrived, waited or ran for a
-    # scale-up latency). None: not sized; the floor then fades as it would.
-    idle_burst_replicas: float | None = None
     yellow_enter_ratio: float = 0.4
     yellow_exit_ratio: float = 0.3
     red_enter_ratio: float = 1.0
@@ -92,9 +88,6 @@ class PolicyConfig:
             # The weight prices a prompt's difference at the prefill throughput: without it the key
             # would do nothing, silently.
             raise ConfigError("capacityPromptTokens", "only with prefillTokensPerSecond set", self.capacity_prompt_tokens)
-        if self.idle_burst_replicas is not None and not self.idle_burst_replicas <= self.burst_replicas:
-            # A burst from no traffic reaches no further than one from the profile's base.
-            raise ConfigError("idleBurstReplicas", f"at most burstReplicas ({self.burst_replicas:g})", self.idle_burst_replicas)
 
     def to_metadata(self) -> dict[str, str]:
         """The inverse of from_metadata, for rendering and tests."""
@@ -162,7 +155,6 @@ _KEYS = {
     "prefillTokensPerSecond": ("prefill_tps", _number(0.0, 1e9)),
     "capacityPromptTokens": ("capacity_prompt_tokens", _number(0.0, 1e9)),
     "burstReplicas": ("burst_replicas", _number(0.0, 1000.0, low_open=False)),
-    "idleBurstReplicas": ("idle_burst_replicas", _number(0.0, 1000.0, low_open=False)),
     "yellowEnterRatio": ("yellow_enter_ratio", _number(0.0, 10.0)),
     "yellowExitRatio": ("yellow_exit_ratio", _number(0.0, 10.0)),
     "redEnterRatio": ("red_enter_ratio", _number(0.0, 10.0)),

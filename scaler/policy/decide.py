@@ -52,7 +52,6 @@ BURST_SLOT_SHARE = 1.0
 # the need at 2.8-3.2 with 3 ready for 80 s, and 97 TTFT misses before the fourth landed).
 # Its share of the need falls as the rate grows, as square-root staffing's does.
 RATE_NOISE_Z = 2.0
-_NO_NEEDS = (array("d"), array("d"))  # the release hold of a model that has been idle: nothing needed a replica
 
 
 class State(str, Enum):
@@ -118,7 +117,6 @@ class Decision:
     burst_half_life_s: float = 0.0  # how fast that burst fades: short while seen once, long once it came back (0: none)
     prefill_burst: float = 0.0  # replicas whose prefill clears the largest recent burst of prompt tokens
     burst_floor: float = 0.0  # replicas render's burst floor holds now: burstReplicas, fading while the traffic stays below it
-    idle: bool = False  # nothing arrived, waited or ran for a scale-up latency: the bursts remembered are forgotten
     arrival_forecast_rps: float = 0.0  # arrivals one scale-up latency ahead: the rate plus its rise (the sustained need's)
     trend_share: float = 1.0  # the share of the trend's rise the forecast extrapolates: what past forecasts carried
     prompt_weight: float = 1.0  # calibrated requests' replica time one live request takes, by its prompt (1: not weighed)
@@ -156,13 +154,6 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     snap = window.latest
     bursts = headroom.observe(state.bursts, now, snap.arrivals_total, est.arrival_rps, est.scale_up_s)
     prompt_bursts = _observe_prompt_tokens(state.prompt_bursts, snap, now, est.scale_up_s)
-    idle = _idle(est, bursts, now)
-    if idle:
-        bursts, prompt_bursts = headroom.forget(bursts), headroom.forget(prompt_bursts)
-        notes.append(f"idle: nothing arrived, waited or ran for the last {est.scale_up_s:.0f}s (a scale-up latency): "
-                     "the bursts it remembered are forgotten"
-                     + (f", render's burst floor holds at most idleBurstReplicas {config.idle_burst_replicas:g}"
-                        if config.burst_replicas > 0 and config.idle_burst_replicas is not None else ""))
     stay = est.running / est.completion_rps if est.completion_rps > 0 else config.rate_window_s
     slow = slow_tokens.observe(state.slow, now, snap.tpot_slow_total, snap.tpot_finished_total, est.ready,
                                overloaded=state.state is not State.GREEN, stay_s=stay)
@@ -198,7 +189,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     if slow_need and slow_need >= need:
         notes.append(f"{slow.share:.1%} of recently finished requests missed the TPOT SLO (target "
                      f"{slow_tokens.TARGET_SHARE:.1%}): {slow_need:.2f} replicas")
-    demand, needs = _release(est, need, seen, _NO_NEEDS if idle else state.needs)
+    demand, needs = _release(est, need, seen, state.needs)
     excursions = excursion.observe(state.excursions, now, need=need, ready=est.ready)
     held = est.ready + len(est.pending)  # what KEDA already has: more would start new replicas
     deferred = 0.0
@@ -207,7 +198,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         if wait is not None:
             deferred, demand = demand - held, float(held)
             notes.append(wait)
-    floor, floor_state = _burst_floor(config, est, bursts, state.floor, now, idle)
+    floor, floor_state = _burst_floor(config, est, bursts, state.floor, now)
     if burst_floor.replicas(floor) > demand:
         demand = float(burst_floor.replicas(floor))
         quiet = now - floor_state.reached if floor_state.reached is not None else 0.0
@@ -243,7 +234,7 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
         capacity_source=est.capacity_source, scale_up_latency_s=est.scale_up_s, budget_s=budget,
         ttft_s=prediction.ttft_s, wait_s=prediction.queue_s, peak_wait_s=peak, need=need, deferred=deferred,
         burst_window_s=burst_window, burst_half_life_s=burst_memory, prefill_burst=prefill_burst, burst_floor=floor,
-        idle=idle, arrival_forecast_rps=forecast,
+        arrival_forecast_rps=forecast,
         trend_share=trend.share, demand=demand,
         prompt_weight=weight,
         pressure=pressure, admission_rps=admission,
@@ -269,19 +260,8 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     return decision, next_state
 
 
-def _idle(est: Estimate, bursts: headroom.BurstHistory, now: float) -> bool:
-    """Nothing arrived, waited or ran for the last scale-up latency. The bursts the history remembers
-    came on top of traffic, and the floor is sized for one from the profile's base; with no traffic
-    for a latency neither is under way, and the profile's burst from no traffic is what render sized
-    idleBurstReplicas for. Without this the fleet stayed at the size of the last bursts for 20
-    minutes after its traffic ended (a quarter of ours' GPU-seconds on the bench's 5-minute tails;
-    scripts/policy_ablation.py prints it as ours-holds-when-idle)."""
-    arrived = headroom.count_over(bursts, now, est.scale_up_s)
-    return est.waiting + est.running <= 0 and arrived is not None and arrived < 1.0
-
-
 def _burst_floor(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory, floor: burst_floor.BurstFloor,
-                 now: float, idle: bool) -> tuple[float, burst_floor.BurstFloor]:
+                 now: float) -> tuple[float, burst_floor.BurstFloor]:
     """render's burst floor as held now (scaler.policy.burst_floor): the traffic's highest rate over
     the burst history's windows of a burst, against the rate one replica carries at the target
     utilisation, at the capacity render sized the floor with (the configured one; the learned one
@@ -290,8 +270,7 @@ def _burst_floor(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHist
              for count in [headroom.count_over(bursts, now, w)] if count is not None]
     capacity = config.per_replica_capacity_rps or est.capacity_rps or 0.0
     return burst_floor.observe(floor, burst_replicas=config.burst_replicas, now=now, rate_rps=max(rates, default=None),
-                               carry_rps=capacity * config.target_utilization,
-                               idle_replicas=config.idle_burst_replicas if idle else None)
+                               carry_rps=capacity * config.target_utilization)
 
 
 def _memory(half_life_s: float) -> str:

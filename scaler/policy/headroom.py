@@ -136,11 +136,6 @@ def observe(history: BurstHistory, now: float, arrivals_total: float | None, arr
     return BurstHistory(tuple(marks), peaks, arrived, now)
 
 
-def forget(history: BurstHistory) -> BurstHistory:
-    """The history of a model that has been idle: its arrivals kept, the bursts it remembers gone."""
-    return BurstHistory(history.marks, tuple(Peak(p.window_s) for p in history.peaks), history.arrived, history.last)
-
-
 def count_over(history: BurstHistory, now: float, span_s: float) -> float | None:
     """Arrivals in the last `span_s` seconds; None while the history does not reach back that far."""
     return _count_since(history.marks, now - span_s, history.arrived)

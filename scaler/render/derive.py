@@ -42,9 +42,6 @@ class Derived:
     # Replicas up when a burst like the profile's starts (None: not sized): the scaler's burstReplicas,
     # held while the traffic reaches it (scaler.policy.burst_floor), and KEDA's fallback.
     burst_replicas: int | None
-    # The same burst starting from no traffic (None: not sized): the scaler's idleBurstReplicas, the
-    # most the floor holds while the model is idle (decide._idle).
-    idle_burst_replicas: int | None
     idle_replicas: int | None  # ScaledObject idleReplicaCount: 0 when scale to zero is allowed
     max_replicas: int
     scale_up_latency: float | None  # what a scale-up pays (warm pool considered); None = learned
@@ -83,12 +80,10 @@ def derive(spec: ModelSpec, source: str = "<spec>") -> Derived:
     capacity = None if cal.per_replica_capacity == AUTO else float(cal.per_replica_capacity)
     carry = None if capacity is None else capacity * utilization
 
-    needed, from_idle = _burst_replicas(spec, latency, capacity, carry, steps)
+    needed = _burst_replicas(spec, latency, capacity, carry, steps)
     if needed is not None and needed > rep.max:
         warnings.append(f"burst headroom needs {needed} replicas but replicas.max is {rep.max}: burstReplicas capped at {rep.max}")
         needed = rep.max
-    if from_idle is not None and needed is not None:
-        from_idle = min(from_idle, needed)
     min_replicas, idle = _min_replicas(spec, source, latency, needed, steps)
     fallback = max(min_replicas, needed or 0)
 
@@ -125,7 +120,6 @@ def derive(spec: ModelSpec, source: str = "<spec>") -> Derived:
     return Derived(
         min_replicas=min_replicas,
         burst_replicas=needed,
-        idle_burst_replicas=from_idle,
         idle_replicas=idle,
         max_replicas=rep.max,
         scale_up_latency=latency,
@@ -211,15 +205,7 @@ def burst_replicas(base_rps: float, peak_rps: float, growth_rps_per_s: float, la
     else:
         excess = _rise_integral(max(0.0, latency_s - request_s), latency_s, growth_rps_per_s, peak_rps - base_rps)
         reach = base_rps + excess / request_s
-    # The rise's integral carries float error: a reach of 1.0000000000002 replicas is one.
-    return (math.ceil(reach / carry_rps - 1e-9) if carry_rps > 0 else 0), reach
-
-
-def idle_burst_replicas(peak_rps: float, growth_rps_per_s: float, latency_s: float, carry_rps: float,
-                        request_s: float) -> int:
-    """Replicas that must be up for the profile's burst when it starts from no traffic: an idle
-    model's floor. It rises at the same pace from zero, so it reaches less within the latency."""
-    return burst_replicas(0.0, peak_rps, growth_rps_per_s, latency_s, carry_rps, request_s)[0]
+    return (math.ceil(reach / carry_rps) if carry_rps > 0 else 0), reach
 
 
 def request_seconds(safe_concurrency: int, capacity_rps: float) -> float:
@@ -239,16 +225,15 @@ def _rise_integral(start_s: float, end_s: float, growth: float, limit: float) ->
 
 
 def _burst_replicas(spec: ModelSpec, latency: float | None, capacity: float | None, carry: float | None,
-                    steps: list[Step]) -> tuple[int | None, int | None]:
-    """burstReplicas and idleBurstReplicas (None, None: not sized)."""
+                    steps: list[Step]) -> int | None:
     t = spec.traffic
     if spec.request_class not in LATENCY_SENSITIVE:
         steps.append(Step("burstReplicas", "-", f"request class {spec.request_class} tolerates waiting for a scale-up, so bursts need no standing headroom"))
-        return None, None
+        return None
     if latency is None or carry is None:
         missing = "scaleUpLatencySeconds" if latency is None else "perReplicaCapacity"
         steps.append(Step("burstReplicas", "-", f"calibration.{missing} is 'auto': burst headroom cannot be sized, replicas.min is used as is"))
-        return None, None
+        return None
     request_s = request_seconds(spec.calibration.safe_concurrency, capacity)
     needed, reach = burst_replicas(t.base_requests_per_second, t.peak_requests_per_second,
                                    t.burst_growth_per_second, latency, carry, request_s)
@@ -260,13 +245,7 @@ def _burst_replicas(spec: ModelSpec, latency: float | None, capacity: float | No
         f"already up hold what arrived in the last {_fmt(round(request_s, 3))} s before the new one is ready: "
         f"{_fmt(round(reach, 3))} req/s on average, at {_fmt(round(carry, 4))} req/s each",
     ))
-    from_idle = idle_burst_replicas(t.peak_requests_per_second, t.burst_growth_per_second, latency, carry, request_s)
-    steps.append(Step(
-        "idleBurstReplicas", min(from_idle, needed),
-        "the same burst starting from no traffic: what the scaler keeps up once nothing has arrived, waited or run for "
-        "a scale-up latency, until the traffic reaches burstReplicas' last replica again",
-    ))
-    return needed, from_idle
+    return needed
 
 
 def _min_replicas(spec: ModelSpec, source: str, latency: float | None, needed: int | None, steps: list[Step]) -> tuple[int, int | None]:

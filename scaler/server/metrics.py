@@ -50,8 +50,6 @@ DECISION_GAUGES = (
     ("burst_floor_replicas", "Replicas render's burst floor (burstReplicas) holds now: whole while the traffic "
      f"reaches the rate of its last replica, then fading with a half-life of {HISTORY_HALF_LIFE_S:g} s that shortens "
      f"towards {ONCE_HALF_LIFE_S:g} s while the traffic does not come back to it.", lambda d: d.burst_floor),
-    ("idle", "1 while nothing has arrived, waited or run for a scale-up latency: the bursts remembered are "
-     "forgotten and render's burst floor holds at most idleBurstReplicas.", lambda d: float(d.idle)),
     ("prompt_weight", "Calibrated requests' replica time one request of the live mix takes, by its prompt "
      "(capacityPromptTokens); the sustained need divides the capacity by it. 1 when not weighed.",
      lambda d: d.prompt_weight),

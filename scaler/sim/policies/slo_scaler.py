@@ -13,9 +13,8 @@ Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobje
 - floor: burstReplicas as `render` derives it from the spec's traffic profile (base, peak and burst
   growth of the workload's 1-minute rate over the tuning window), scale-up latency and request
   duration (safe concurrency / capacity), in the trigger metadata as `render` puts it: the policy
-  holds it while the traffic reaches it (scaler.policy.burst_floor), and no more than
-  idleBurstReplicas (the same burst from no traffic) once the model has been idle for a scale-up
-  latency; minReplicaCount is the spec's replicas.min, 1, and the fleet starts with the floor up;
+  holds it while the traffic reaches it (scaler.policy.burst_floor); minReplicaCount is the spec's
+  replicas.min, 1, and the fleet starts with the floor up;
 - actuation: KEDA external trigger, metricType AverageValue, target 1, value = demand, read
   fresh at each HPA sync (15 s); pollingInterval 5 (interactive); HPA behavior from
   scaler.policy.behavior: scale up max(100%, 4 pods) per 15 s with no window, scale down 100% per
@@ -41,7 +40,7 @@ from scaler.autoscaling import HpaSpec, KedaSpec, Reading, ScalingPolicy, Scalin
 from scaler.policy import ModelState, PolicyConfig, SignalWindow, Snapshot, decide
 from scaler.policy import behavior
 from scaler.policy.decide import Decision
-from scaler.render.derive import burst_replicas, idle_burst_replicas, request_seconds, target_concurrency
+from scaler.render.derive import burst_replicas, request_seconds, target_concurrency
 from scaler.sim.observe import FleetView
 from scaler.sim.policies.base import Policy, PolicyContext, Refusal
 from scaler.sim.workload import traffic_profile
@@ -79,15 +78,14 @@ def policy_config(ctx: PolicyContext, target_utilization: float = TARGET_UTILIZA
     return config
 
 
-def replica_floors(ctx: PolicyContext, config: PolicyConfig) -> tuple[int, int]:
-    """burstReplicas and idleBurstReplicas as `slo-scaler render` derives them (scaler.render.derive)
-    from the traffic profile an operator would write for this workload (measured on the tuning window)."""
+def replica_floor(ctx: PolicyContext, config: PolicyConfig) -> int:
+    """burstReplicas as `slo-scaler render` derives it (scaler.render.derive.burst_replicas) from the
+    traffic profile an operator would write for this workload (measured on the tuning window)."""
     base, peak, growth = traffic_profile(ctx.arrivals, ctx.tune_end_s)
     carry = config.per_replica_capacity_rps * config.target_utilization
     request_s = request_seconds(ctx.calibration.safe_concurrency, config.per_replica_capacity_rps)
     needed, _ = burst_replicas(base, peak, growth, config.scale_up_latency_s, carry, request_s)
-    floor = min(max(1, needed), ctx.sizing.peak)
-    return floor, min(idle_burst_replicas(peak, growth, config.scale_up_latency_s, carry, request_s), floor)
+    return min(max(1, needed), ctx.sizing.peak)
 
 
 class SloScaler(Policy):
@@ -100,8 +98,8 @@ class SloScaler(Policy):
                  shedding: bool = True):
         super().__init__(ctx, knob_value)
         config = config or policy_config(ctx, self.knob_value)
-        self.floor, idle_floor = replica_floors(ctx, config)
-        self.config = replace(config, burst_replicas=float(self.floor), idle_burst_replicas=float(idle_floor))
+        self.floor = replica_floor(ctx, config)
+        self.config = replace(config, burst_replicas=float(self.floor))
         self.window = SignalWindow(self.config.rate_window_s)
         self.model_state = ModelState()
         self.decision: Decision | None = None
