@@ -85,16 +85,20 @@ controls); and, when no-shedding ran too, the seeds on which it beats the varian
 --per-seed, each seed's attainment and GPU-seconds under each variant's row.
 
     python scripts/policy_ablation.py [--workload standard-burst ...] [--trace FILE ...] [--seeds 5]
-        [--knob 0.8] [--jobs 2] [--only slo-scaler,slo-scaler-no-shedding] [--per-seed]
+        [--knob 0.8] [--jobs 2] [--only slo-scaler,slo-scaler-no-shedding] [--per-seed] [--silence 600:180]
 
 `--knob` runs every variant at that targetUtilization instead of the default (a tuned point, say);
-`--trace` adds trace files (scripts/unseen_traces.py writes three a set), scored the same way.
+`--trace` adds trace files (scripts/unseen_traces.py writes three a set), scored the same way;
+`--silence START:SECONDS` drops every arrival in that span of each workload, so the traffic stops
+and comes back at its rate: the risk a rule that releases an idle model's capacity takes, which no
+scored trace shows (docs/policy.md, "Letting an idle model's bursts go: tried, not in").
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import statistics
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -530,6 +534,27 @@ def floor_at(ctx, knob: float | None) -> int:
     return replica_floor(ctx, config)
 
 
+def silenced(workload, start_s: float, seconds: float):
+    """The workload with no arrival in [start_s, start_s + seconds): traffic that stops and comes back
+    at its rate, as after an upstream outage. No trace of the bench has a silence before its end, so a
+    rule that lets an idle model's capacity go is scored on the 5-minute tail's saving and never on
+    this risk (docs/policy.md, "Letting an idle model's bursts go: tried, not in"). The fleet's
+    bounds stay the trace's."""
+    end_s = start_s + seconds
+    return replace(workload, arrivals=tuple(a for a in workload.arrivals if not start_s <= a.time < end_s))
+
+
+def _silence(raw: str) -> tuple[float, float]:
+    start, _, seconds = raw.partition(":")
+    try:
+        window = float(start), float(seconds)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected START:SECONDS, got {raw!r}") from None
+    if not (math.isfinite(window[0]) and math.isfinite(window[1]) and window[0] >= 0 and window[1] > 0):
+        raise argparse.ArgumentTypeError(f"expected START >= 0 and SECONDS > 0, got {raw!r}")
+    return window
+
+
 def _run(task):
     name, seed, policy, knob, setup = task
     workload = _BUILT[(name, seed)]
@@ -547,6 +572,9 @@ def main() -> None:
     parser.add_argument("--knob", type=float, help="targetUtilization for ours and every variant (default: ours' default)")
     parser.add_argument("--only", help="comma-separated variants to run (default: all)")
     parser.add_argument("--per-seed", action="store_true", help="also print each seed's attainment and GPU-seconds")
+    parser.add_argument("--silence", type=_silence, metavar="START:SECONDS",
+                        help="drop every arrival in [START, START + SECONDS) s of each workload: the traffic stops, "
+                             "then comes back at its rate")
     args = parser.parse_args()
     if args.knob is not None and not 0 < args.knob <= 1:
         parser.error(f"--knob: expected a targetUtilization in (0, 1], got {args.knob:g}")
@@ -561,9 +589,14 @@ def main() -> None:
         for seed in seeds:
             seeded = replace(setup, seed=seed)
             _BUILT[(name, seed)] = trace_file(traces[name], seeded, seed) if name in traces else build(name, seeded, seed)
+            if args.silence:
+                _BUILT[(name, seed)] = silenced(_BUILT[(name, seed)], *args.silence)
         judged = [_BUILT[(name, seed)].calibration.safe_concurrency for seed in seeds]
         alone = [ttft_only_slots(context(_BUILT[(name, seed)], setup, seed)) for seed in seeds]
         print(f"{name}: safe concurrency per seed, judged on TTFT and TPOT {judged}; on TTFT alone {alone}", flush=True)
+        if args.silence:
+            start, seconds = args.silence
+            print(f"{name}: silenced from {start:g} s for {seconds:g} s (no arrival), then its traffic as it was", flush=True)
         contexts = [context(_BUILT[(name, seed)], setup, seed) for seed in seeds]
         base, peak, growth = traffic_profile(contexts[0].arrivals, contexts[0].tune_end_s)
         print(f"{name}: render's floor per seed at targetUtilization {args.knob or 'default'}: "

@@ -3,6 +3,7 @@ policy core as it found it (variants patch module attributes only while they dec
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import re
 from dataclasses import replace
@@ -91,3 +92,15 @@ def test_decision_timeline_counts_every_request_once_and_runs_the_ablation_varia
     finished = int(next(line for line in lines if line.startswith("requests that arrived")).rsplit(" ", 1)[1])
     met, missed = (int(line.split(":")[1].split(",")[0]) for line in lines if line.startswith(("  met", "  missed")))
     assert met + missed == finished > 0
+
+
+def test_silence_drops_the_arrivals_of_its_span_only_and_rejects_a_bad_span(ablation, workload):
+    _, w = workload
+    quiet = ablation.silenced(w, 30.0, 20.0)  # the trace runs 91 s
+    assert all(not 30.0 <= a.time < 50.0 for a in quiet.arrivals)
+    assert [a for a in w.arrivals if not 30.0 <= a.time < 50.0] == list(quiet.arrivals)
+    assert len(quiet.arrivals) < len(w.arrivals) and quiet.sizing == w.sizing
+    assert ablation._silence("600:180") == (600.0, 180.0)
+    for bad in ("600", "600:0", "-1:5", "a:b", "600:inf"):
+        with pytest.raises(argparse.ArgumentTypeError, match="START"):
+            ablation._silence(bad)
