@@ -89,8 +89,12 @@ def test_loadtest_reproduces_the_emulators_ttft_distribution(emulator_fleet):
     assert Counter(a.prompt_tokens for a in arrivals) == Counter({p: len(v) for p, v in by_size.items()})
     medians = [v[len(v) // 2] for v in by_size.values()]
     assert medians == sorted(medians)
+    # Each cluster's median where the oracle puts it for the times the client actually sent: on a
+    # loaded machine sends slip and more requests land behind another's prefill, which moves the
+    # oracle's medians too (the idle step time alone was 31 ms off with four CPU-bound jobs on two cores).
+    oracle = {p: sorted(e for r, e in zip(run.results, expected) if r.prompt_tokens == p) for p in PROMPTS}
     for p, median in zip(PROMPTS, medians):
-        assert median == pytest.approx(params.step_time(p, 0, 0), abs=0.025)  # under half the 60 ms gap between clusters
+        assert median == pytest.approx(oracle[p][len(oracle[p]) // 2], abs=0.025)  # under half the 60 ms gap between clusters
 
     # The emulator's own histogram saw the same distribution (client adds only transport time).
     buckets, count = _histogram(fleet.replica_url(1) + "/metrics", "vllm:time_to_first_token_seconds")
