@@ -2,7 +2,7 @@
 """The bench's headline over many runs: per workload, ours at its tuned point against the cheapest
 other tuned policy that holds the target, with a verdict, and the counts per verdict.
 
-    python scripts/scoreboard.py OUT_DIR [OUT_DIR ...] [--target 0.99] [--frontier] [--tuned-values]
+    python scripts/scoreboard.py OUT_DIR [OUT_DIR ...] [--target 0.99] [--frontier] [--tuned-values] [--after-traffic]
 
 Each OUT_DIR is a `slo-scaler bench --sweep` output (its results.json); a workload scored in more
 than one is taken from the last one given. Verdicts, from the ratio r = the cheapest other's
@@ -18,7 +18,9 @@ GPU-seconds / ours on the evaluation window (both tuned on the first third, as t
 The references (static-peak, the clairvoyant) and the fluid bound are not "others"; ours' cost
 over the clairvoyant's is shown beside, as the headline's second bound (at most 1.5x). With
 --frontier, the same comparison on the evaluation window's frontier too: each policy's cheapest
-point that holds there, a reading of what each can reach, not a verdict.
+point that holds there, a reading of what each can reach, not a verdict. With --after-traffic, how
+many of ours' and the other's GPU-seconds fall after the workload's last arrival, in the bench's
+tail where nothing arrives ("-" for runs written before the bench reported it).
 """
 
 from __future__ import annotations
@@ -114,6 +116,12 @@ def _point(row: dict | None, with_policy: bool = False) -> str:
     return f"{name}: {row['slo_attainment']:.2%} / {row['gpu_seconds']:,.0f}"
 
 
+def _after_traffic(row: dict | None) -> str:
+    if row is None or "gpu_seconds_after_traffic" not in row:
+        return "-"
+    return f"{row['gpu_seconds_after_traffic']:,.0f} of {row['gpu_seconds']:,.0f}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dirs", nargs="+", type=Path, help="`slo-scaler bench --sweep` output directories")
@@ -121,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frontier", action="store_true", help="also compare the evaluation window's frontiers")
     parser.add_argument("--tuned-values", action="store_true",
                         help="also count, per policy, the knob values the protocol tuned to and how many of them hold")
+    parser.add_argument("--after-traffic", action="store_true",
+                        help="also show the GPU-seconds each spent after the workload's last arrival")
     args = parser.parse_args(argv)
     if not 0 < args.target <= 1:
         parser.error(f"--target: expected a share in (0, 1], got {args.target:g}")
@@ -136,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         flag = " (over 1.5x the clairvoyant)" if holds and s["over_clairvoyant"] and s["over_clairvoyant"] > 1.5 else ""
         print(f"{name:18s} {_point(s['ours']):28s} {_point(s['other'], True):40s} {ratio:>6s} {over:>9s}  "
               f"{s['verdict']}{flag}")
+        if args.after_traffic:
+            print(f"{'  after traffic':18s} {_after_traffic(s['ours']):28s} {_after_traffic(s['other']):40s}")
         if args.frontier:
             ours, other = frontier(by_workload[name], args.target)
             ratio = f"{other['gpu_seconds'] / ours['gpu_seconds']:.2f}x" if ours and other else "-"

@@ -79,3 +79,11 @@ def test_tuned_values_count_where_each_policy_was_tuned_and_how_often_it_holds_t
     assert counts["slo-scaler"] == {1.0: [2, 1]} and "static" not in counts
     assert scoreboard.main([str(tmp_path / "run"), "--tuned-values"]) == 0
     assert "knative-kpa tuned to: 1 on 1 (1 hold), 2 on 1 (0 hold)" in capsys.readouterr().out
+
+
+def test_after_traffic_shows_each_sides_gpu_seconds_after_the_last_arrival_or_a_dash_for_older_runs(tmp_path, capsys):
+    rows = workload("tail", (1.0, 100.0), [("static", 1.0, 120.0)])
+    rows[0]["gpu_seconds_after_traffic"] = 25.0  # ours; static's run predates the field
+    scoreboard.main([str(write(tmp_path / "run", rows)), "--after-traffic"])
+    line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("  after traffic"))
+    assert line.split()[2:] == ["25", "of", "100", "-"]

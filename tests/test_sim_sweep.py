@@ -79,6 +79,9 @@ def test_gpu_seconds_run_to_the_horizon_tail_included():
     assert evaluation == (pytest.approx(w.duration_s / 3), pytest.approx(horizon)) and tune[1] == evaluation[0]
     assert run.windows["eval"].gpu_seconds == pytest.approx(3 * (horizon - w.duration_s / 3))
     assert run.windows["tune"].gpu_seconds + run.windows["eval"].gpu_seconds == pytest.approx(3 * horizon)
+    last = w.arrivals[-1].time  # after it, the fleet serves only what is in flight: reported apart
+    assert run.windows["eval"].gpu_seconds_after_traffic == pytest.approx(3 * (horizon - last))
+    assert run.windows["tune"].gpu_seconds_after_traffic == 0.0
     shorter = run_point(w, "static", 3.0, Setup(cold_start=ColdStart(median_s=10.0), tail_s=50.0), 0)
     assert run.windows["eval"].gpu_seconds - shorter.windows["eval"].gpu_seconds == pytest.approx(3 * 150.0)
 

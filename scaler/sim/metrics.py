@@ -10,7 +10,8 @@ Definitions (docs/simulator.md):
 - goodput: requests meeting the SLO per second of workload.
 - refusal rate: share of arrivals refused on their last allowed attempt.
 - GPU-seconds of a window: the replicas held (starting, ready, draining) integrated over it; the
-  last window runs to the horizon (workload end + tail), so replicas held after the traffic count.
+  last window runs to the horizon (workload end + tail), so replicas held after the traffic count,
+  and are also reported apart (those after the last arrival).
 - A miss is booked when it happens: at its (late) first token, at its last refusal, or at the
   horizon if it never got a token; TPOT misses at their finish.
 - recovery: seconds after the burst ends until 30 s with no miss booked (or the horizon);
@@ -87,6 +88,9 @@ class WindowScore:
     # From the admitted attempt to the first token: what shedding controls (ttft_p99_s counts from
     # the first attempt, so a request refused and served on its retry carries the wait in between).
     admitted_ttft_p99_s: float | None = None
+    # Of gpu_seconds, those after the workload's last arrival: the tail, where nothing is left to
+    # serve but what is in flight (a quarter of a 20-minute trace's evaluation window).
+    gpu_seconds_after_traffic: float = 0.0
 
 
 def percentile(sorted_values: list[float], q: float) -> float | None:
@@ -138,6 +142,7 @@ def window_score(record: RunRecord, start: float, end: float, ttft_slo_s: float,
     tpots = sorted(r.tpot for r in chosen if r.tpot is not None)
     admitted = sorted(r.first_token - r.admitted_at for r in chosen
                       if r.first_token is not None and r.admitted_at is not None)
+    last_arrival = max((r.arrival.time for r in record.requests), default=start)
     return WindowScore(
         requests=n,
         slo_attainment=sum(1 for r in chosen if meets(r, ttft_slo_s, tpot_slo_s)) / n if n else 1.0,
@@ -146,6 +151,7 @@ def window_score(record: RunRecord, start: float, end: float, ttft_slo_s: float,
         ttft_p99_s=percentile(ttfts, 0.99), tpot_p99_s=percentile(tpots, 0.99),
         refusal_rate=sum(1 for r in chosen if r.refused) / n if n else 0.0,
         admitted_ttft_p99_s=percentile(admitted, 0.99),
+        gpu_seconds_after_traffic=gpu_seconds(record, max(start, last_arrival), end),
     )
 
 

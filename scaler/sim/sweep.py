@@ -26,7 +26,8 @@ from scaler.sim.workload import Workload
 TUNE_SHARE = 1.0 / 3.0
 WINDOWS = ("tune", "eval")
 # What a window reports, averaged over seeds with its min and max.
-WINDOW_FIELDS = ("slo_attainment", "ttft_attainment", "gpu_seconds", "ttft_p99_s", "tpot_p99_s", "refusal_rate")
+WINDOW_FIELDS = ("slo_attainment", "ttft_attainment", "gpu_seconds", "gpu_seconds_after_traffic", "ttft_p99_s",
+                 "tpot_p99_s", "refusal_rate")
 
 
 def tune_end(workload: Workload) -> float:
