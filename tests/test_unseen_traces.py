@@ -2287,6 +2287,14 @@ def replayed(rows: list[tuple[float, int, int]]) -> tuple[list, list[float]]:
     return ([types.SimpleNamespace(prompt_tokens=p, max_tokens=o) for _, p, o in rows], [t for t, _, _ in rows])
 
 
+def shuffled_requests(set_arrivals, number: int, name: str, trace) -> tuple[list, list[float]]:
+    """The trace's requests in a seeded random order, at its own arrival times: a look-alike every shape fails."""
+    arrivals = set_arrivals(number)[f"{name}.csv"]
+    times, _, _ = shifted(name, arrivals, trace)
+    rng = random.Random(f"look-alikes/{name}")
+    return [arrivals[k] for k in sorted(range(len(times)), key=lambda _: rng.random())], times
+
+
 @pytest.mark.parametrize("look_alike", ["allow", "no-deadline", "fixed-delay", "shuffled"])
 def test_forbid_skips_check_rejects_other_schedules_and_shuffled_times(set_arrivals, monkeypatch, look_alike):
     """The same generator and draws with concurrencyPolicy Allow (the default: overrunning Jobs run side by side; fails
@@ -2479,10 +2487,7 @@ def test_preemptive_turns_check_rejects_no_speculation_no_caps_and_shuffled_time
     the trace's requests at shuffled times (fails the links): each fails the check, on seeds 0-15 too (checked while
     writing it)."""
     if look_alike == "shuffled":
-        arrivals = set_arrivals(20)["preemptive-turns.csv"]
-        times, _, _ = shifted("preemptive-turns", arrivals, unseen.set20_trace)
-        rng = random.Random("look-alikes/preemptive-turns")
-        arrivals = [arrivals[k] for k in sorted(range(len(times)), key=lambda _: rng.random())]
+        arrivals, times = shuffled_requests(set_arrivals, 20, "preemptive-turns", unseen.set20_trace)
     else:
         caps = {"off": (0, 0.0), "uncapped": (10 ** 6, math.inf)}[look_alike]
         call = functools.partial(unseen.preemptive_call, max_retries=caps[0], max_speech=caps[1])
@@ -2557,10 +2562,7 @@ def test_alert_groups_check_rejects_new_alerts_only_a_shorter_interval_and_shuff
     shuffled times (fails the recurring prompts): each fails the check, on seeds 0-15 too (checked while writing
     it)."""
     if look_alike == "shuffled":
-        arrivals = set_arrivals(21)["alert-groups.csv"]
-        times, _, _ = shifted("alert-groups", arrivals, unseen.set21_trace)
-        rng = random.Random("look-alikes/alert-groups")
-        arrivals = [arrivals[k] for k in sorted(range(len(times)), key=lambda _: rng.random())]
+        arrivals, times = shuffled_requests(set_arrivals, 21, "alert-groups", unseen.set21_trace)
     else:
         patches = {"new-only": ("webhook_alerts", lambda alerts, last, flush: [p for start, p in alerts
                                                                                  if last < start <= flush]),
@@ -2700,10 +2702,7 @@ def test_head_of_line_check_rejects_the_users_tasks_first_and_shuffled_times(set
     the users' absence) and the trace's requests at shuffled times (fails the pool's hold): each fails the check, on
     seeds 0-15 too (checked while writing it)."""
     if look_alike == "shuffled":
-        arrivals = set_arrivals(21)["head-of-line.csv"]
-        times, _, _ = shifted("head-of-line", arrivals, unseen.set21_trace)
-        rng = random.Random("look-alikes/head-of-line")
-        arrivals = [arrivals[k] for k in sorted(range(len(times)), key=lambda _: rng.random())]
+        arrivals, times = shuffled_requests(set_arrivals, 21, "head-of-line", unseen.set21_trace)
     else:
         monkeypatch.setattr(unseen, "hol_priority", lambda enqueued, bulk: (bulk, enqueued))
         arrivals, times = replayed(unseen.set21_trace("head-of-line", 0)[0])
