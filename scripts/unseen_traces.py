@@ -1465,9 +1465,125 @@ were taken). Nothing here is cited from memory.
   paced block to the interactive traffic and valley-fill fits a batch under it, here a bulk job displaces the
   interactive calls: fewer, longer requests while it runs, then the users' deferred ones at once.
 
+Set 22 (`--set 22`): three more shapes, 20 minutes each, chosen from the source and documentation of a Kafka client and
+the autoscaler that sizes its consumers (librdkafka, Apache Kafka's group coordinator, KEDA, Kubernetes' HPA), of
+Kubernetes' Indexed Jobs and of a task queue's scheduler (Celery beat), without running any policy on them or reading
+any policy's result (nor any results file; only docs/simulator.md's paragraph on set 21 was read, for its style, in
+commit 397a5bd and as it stands, whose last lines sum up its scoring); the set is held out, designed blind. "Ours" and
+"SOURCES.md" mark the same as in set 4. Read this session, through a search of stored copies: the pages and files cited
+below, in excerpts or whole as said; also seen and not used: Google Pub/Sub's push subscriptions, whose push rate
+follows the rate of successful responses, and Alibaba MNS's push backoff (an interval growing to 60 s, restored
+"within 100 seconds" once the endpoint is back; both read in excerpts: a slower return after an outage, at a pace the
+pages leave unstated), Lambda's SQS event source (five batches at first, then up to 300 more instances a minute; read
+in an excerpt: a ramp of seconds at our rates) and NeMo Guardrails' streaming output rails (a check every chunk_size
+200 tokens with context_size 50 by default; read in excerpts: a guard model's calls in chains paced by another model's
+decode, switched on by a setting while the users stay, close to webui-followups). Nothing here is cited from memory.
+
+- `rebalance-stall.csv` (~4.5 requests/s; 4.45-4.73 on seeds 0-15): a Kafka consumer group that calls the model for
+  each message, its pods scaled by KEDA on the group's lag, when one consumer hangs on a document fetch with no
+  timeout: the lag it leaves makes the autoscaler add a pod, the pod's join starts a rebalance, and under the eager
+  protocol every member stops and waits for the hung one, which leaves the group only max.poll.interval.ms after its
+  last poll: the model hears nothing for two to four minutes, then the backlog at the group's full width. librdkafka's
+  defaults: partition.assignment.strategy range,roundrobin ("Cooperative and non-cooperative (eager) strategies must
+  not be mixed"), session.timeout.ms 45000, heartbeat.interval.ms 3000, max.poll.interval.ms 300000, "If this interval
+  is exceeded the consumer is considered failed and the group will rebalance in order to reassign the partitions to
+  another consumer group member ... The interval is checked two times per second", and enable.auto.offset.store true,
+  a message's offset stored as it is handed to the application (CONFIGURATION.md, github.com/confluentinc/librdkafka,
+  read in part); the consumer then logs "Application maximum poll interval (300000ms) exceeded by ... leaving group"
+  (as quoted in several repositories' notes, read in excerpts). Kafka's Java client sends max.poll.interval.ms as its
+  rebalance timeout (GroupRebalanceConfig.java, read in an excerpt), and its default assignors [RangeAssignor,
+  CooperativeStickyAssignor] "will use the RangeAssignor by default" (ConsumerConfig.java, read in part), both
+  github.com/apache/kafka; the coordinator holds a rebalance in a DelayedJoin for the group's rebalance timeout
+  (GroupCoordinator's prepareRebalance, in copies quoted by write-ups of the coordinator, read in excerpts), so that
+  it is max.poll.interval.ms that "really decides the maximum duration of a single rebalance" (a course on Kafka's
+  source at houbb.github.io, in Chinese, read in an excerpt); "If the group uses an eager assignor, all consumers stop
+  fetching until the rebalance completes" (netdata's guide to rebalance storms, read in an excerpt). KEDA's Kafka
+  scaler: lagThreshold 5 by default, no more replicas than partitions unless allowIdleConsumers is set, and
+  excludePersistentLag false, which when set excludes "partitions which current offset is the same as the current
+  offset of the previous polling cycle" (keda-docs content/docs/2.12/scalers/apache-kafka.md, read whole); that option
+  came because a consumer unable to process a partition leaves its lag "increasing and never be decreased. KEDA
+  trigger scaling towards the maxReplicaCount" (kedacore/keda pull request 3905), and "during that full-rebalancing
+  the system pauses processing any events" under the default eager assignor (a comment in kedacore/keda issue 5096);
+  both read in excerpts. The HPA: up by 4 pods or 100% in a 15 s period, the larger, down by all of them in one
+  (pkg/apis/autoscaling/v2/defaults.go, github.com/kubernetes/kubernetes, read whole) once "the highest
+  recommendation for the last 300sec" allows (the API reference, in k8s-openapi's copies at docs.rs, read in
+  excerpts), desiredReplicas = ceil(currentReplicas x currentMetricValue / desiredMetricValue), unchanged within the
+  10% tolerance (Kubernetes' blog on configurable tolerance, in Chinese, read in an excerpt), syncing every 15 s
+  (kodekloud's notes on HPA behaviour, read in an excerpt). Python's requests waits with no timeout unless given one:
+  "Failure to do so can cause your program to hang indefinitely" (its docs as quoted in
+  detectlanguage/detectlanguage-python issue 7 and in bandit's B113 plugin, read in excerpts). Here: no other traffic
+  (the deployment serves the pipeline alone); messages Poisson at 4.6 a second, each to one of 24 partitions; 12-24
+  consumer pods (the minimum ours), each one librdkafka consumer taking its partitions' oldest message, fetching its
+  document (lognormal 0.05 s, sigma 0.5) and calling the model (instructions and document, lognormal, median 1,400
+  tokens, sigma 0.4; an extraction, median 60, sigma 0.5), a call taking 0.3 s plus its prompt at 8,000 tokens/s and
+  its output at 45 tokens/s, times a lognormal factor (sigma 0.2), then the next message; KEDA's lag the messages not
+  yet handed over; a new pod's consumer joining a lognormal 20 s after the HPA adds it (sigma 0.3), a removed one
+  leaving after its call in flight; a member hearing of a rebalance within a heartbeat (uniform, 0-3 s), rejoining at
+  its next poll and, under the eager protocol, fetching nothing until all have rejoined, then all fetching again a
+  lognormal 0.3 s later (sigma 0.3); from a seeded time in minutes 3-5, one consumer's next fetch hangs for good (all
+  ours but the defaults). On seeds 0-15: 4.32-4.95 requests/s before the hang and 3.85-4.52 after it (the hung
+  consumer's partitions wait); the rebalance starts 83-176 s after the hang, when the first new pod joins; then no
+  request at all for 127-218 s, from 332-442 s into the trace to 486-594 s, which is 0-15 s after the hang plus
+  max.poll.interval.ms; no other gap over 8 s; the minute after it at 10.2-11.7 requests/s (up to 23 consumers on the
+  backlog), the next two at 6.4-9.4, the last three at 4.16-4.96. Where day-end and idle-bursts fall to a floor that
+  other users keep, breaker-dips pauses one caller's share for 30 s at a time and crashloop-replays loses one worker
+  between its restarts, here one hung member stops the whole group: nothing reaches the model for minutes, then the
+  backlog comes at once.
+- `shard-stragglers.csv` (~6.5 requests/s on seed 0; 6.48-7.96 on seeds 0-15): an extraction job run as an Indexed Job,
+  one input file an index, beside other traffic: minutes at full width, then, once the indexes run out, the pods
+  finishing one by one as their files end, the biggest last: a tail of minutes at a pod or two. An Indexed Job's pods
+  "get an associated completion index from 0 to (.spec.completions - 1)", and the Job is complete "when there is one
+  successfully completed Pod for each index" (JobSpec's completionMode in the API reference, in a copy at pub.dev,
+  read whole); the index "allows each Pod to identify which part of the overall task to work on", a static work
+  assignment (kubernetes.io, "Indexed Job for Parallel Processing with Static Work Assignment", read in an excerpt);
+  parallelism "limits how many pods run at once ... a new pod can start as another finishes", where a work queue's
+  pods, in fine parallel processing, each "repeatedly retrieves and processes multiple items until the queue is empty"
+  (Kubernetes in Action, 2nd edition, sections 18.1.2 and 18.1.5, in Manning's liveBook summaries, read in excerpts).
+  Here: other traffic Poisson at 4 requests/s with the conversation trace's lengths; from a seeded minute 1-2, an
+  Indexed Job of 48 completions with parallelism 16, index k's pod on file k (lognormal, median 60 records, sigma
+  0.8), its first call a lognormal 8 s after its creation (sigma 0.3), then 4 calls in flight, each slot sending the
+  next record when its reply is back (the extraction instructions, schema and examples, 3,500 tokens, and the record,
+  lognormal, median 500, sigma 0.5; an extraction, median 180, sigma 0.4), a call taking 0.3 s plus its prompt at
+  8,000 tokens/s and its output at 45 tokens/s, times a lognormal factor (sigma 0.2); the pod for the next pending
+  index created when one is done (all ours but Kubernetes' rules). On seeds 0-15: 2,981-4,756 Job calls (prompts of
+  3,600 tokens or more); full width, the median of the 8 busiest 30 s, at 10.7-11.6 requests/s (0.80-0.87x the 13.3
+  of 64 calls in flight at the latency model's median); from the first 30 s below three quarters of it, 330-450 s into
+  the trace, to the last with 0.4 a second, a tail of 120-780 s (0.44-2.67x the full-width phase) that carries 12-30%
+  of the Job's calls, its last 90 s at 0.05-0.27 of full width; the Job's last call from 450 s into the trace to past
+  its end. Where batch-backfill and consumer-scaleout drain a block at a set pace or at the consumers' width and stop
+  at once, and graphrag-index keeps 25 chunks in progress up to each barrier, here the work is split in advance: the
+  load falls in steps as the pods run out of files, and the biggest files hold a pod or two for minutes.
+- `beat-overlap.csv` (~5.4 requests/s; 5.20-5.94 on seeds 0-15): a Celery periodic task that labels every item with no
+  labels yet, when a flood of items makes a run outlast the minute between runs: the next run reads the same backlog
+  and walks it a few seconds behind the one ahead, and every run under way labels each item again, so the calls
+  multiply while the work done does not, and fall back only once the backlog is through. A task set to run every
+  minute that "will take longer than a minute" has "the scheduler adding that task to the queue while the task is
+  already running", and "There is no builtin way of doing this within beat" (celery/django-celery-beat issue 331,
+  where a maintainer adds "we might need to consider this to be in the celery core"; read in an excerpt); Celery's
+  Task Cookbook: "Ensuring a task is only executed one at a time ... You can accomplish this by using a lock"
+  (docs.celeryq.dev, v5.5.0, read in an excerpt); celery_once "allows you to prevent multiple execution and queuing of
+  celery tasks" (its page at pypi.org, read in an excerpt); a worker's concurrency: "The default is the number of CPUs
+  available on your system" (celery.bin.worker's reference, docs.celeryq.dev 3.1, read in an excerpt); a Django
+  QuerySet "executes its database query the first time you iterate over it" (the QuerySet API reference,
+  docs.djangoproject.com, read in an excerpt), so a run walks the list it read. Here: other traffic Poisson at 4
+  requests/s with the conversation trace's lengths; items created Poisson at 0.3 a second, and at 1.8 in a flood from
+  a seeded minute 3-5 for a seeded 4-5 minutes, each a prompt of instructions (350 tokens) and the item (lognormal,
+  median 600, sigma 0.5); beat sends the task every minute from a seeded phase to 8 worker processes (2 pods of 4
+  CPUs), the task waiting in the queue while all are busy; a run starts a lognormal 0.05 s after a process is free
+  (sigma 0.5), reads the items with no labels a lognormal 0.2 s later (sigma 0.3), then for each in creation order
+  calls the model (labels, lognormal, median 25 tokens, sigma 0.4), waits for the reply and saves the labels
+  (lognormal 0.02 s, sigma 0.3), a call taking 0.3 s plus its prompt at 8,000 tokens/s and its output at 45 tokens/s,
+  times a lognormal factor (sigma 0.2); all ours but Celery's behaviour. On seeds 0-15: the task's calls at 0.24-0.37
+  a second in the first 3 minutes and 3.3-5.2 in its busiest minute (minute 11-14, after the flood's end in minute
+  7.5-9.7), under 0.6 a second again from minute 14-18; requests that repeat the prompt of one at most 10 s before
+  them (the later copies of a group) at 0.09-0.14 a second in the first 150 s (chance), 2.5-4.4 in the busiest 2
+  minutes and 0.06-0.15 in the last 2; 74-319 groups of four copies or more. Where forbid-skips' CronJob skips the
+  slots its Job overruns and head-of-line's bulk holds the pool, here nothing stops a run from starting: every run
+  under way sends the same items again, and the load climbs for minutes after the flood that caused it.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -4614,13 +4730,365 @@ def set21_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     })
 
 
+# ---- set 22 ---------------------------------------------------------------------------------------
+
+STALL_PARTITIONS = 24  # the topic's partitions (ours)
+STALL_MESSAGES = 4.6  # messages/s produced to the topic, each to a partition drawn uniformly (ours)
+STALL_MIN_PODS, STALL_MAX_PODS = 12, 24  # minReplicaCount (ours); KEDA scales to no more replicas than partitions
+STALL_LAG_TARGET = 5  # KEDA's Kafka scaler: lagThreshold, its default
+# the HPA's defaults: its sync period, scale-up by 4 pods or 100% a period (the larger), the scale-down stabilization
+# window, and the tolerance within which the ratio of metric to target changes nothing
+STALL_SYNC_S, STALL_UP_PODS, STALL_DOWN_WINDOW_S, STALL_TOLERANCE = 15.0, 4, 300.0, 0.1
+STALL_MAX_POLL_S, STALL_HEARTBEAT_S = 300.0, 3.0  # librdkafka's max.poll.interval.ms and heartbeat.interval.ms
+STALL_EAGER = True  # librdkafka's partition.assignment.strategy range,roundrobin: a rebalance revokes every partition
+STALL_EXCLUDE_PERSISTENT = False  # KEDA's excludePersistentLag, its default
+STALL_POD_START_S = (20.0, 0.3)  # lognormal (median, sigma): a new pod's creation to its consumer joining (ours)
+STALL_FETCH_S = (0.05, 0.5)  # lognormal: the document a consumer fetches before each call (ours)
+STALL_RESUME_S = (0.3, 0.3)  # lognormal: a rebalance's end to the members fetching again (ours)
+STALL_HANG_S = (180.0, 300.0)  # uniform: from when one consumer's next document fetch hangs for good (ours)
+STALL_WARMUP_S = 300.0  # the pipeline runs this long before the trace (ours)
+STALL_PROMPT, STALL_OUTPUT = (1400.0, 0.4), (60.0, 0.5)  # lognormal: instructions and a document; the extraction
+
+
+def stall_range(members: Iterable[int]) -> dict[int, list[int]]:
+    """The range assignor: the partitions in order, in contiguous runs over the members sorted, the first ones one
+    more when they do not divide evenly."""
+    ordered = sorted(members)
+    each, extra = divmod(STALL_PARTITIONS, len(ordered))
+    runs, first = {}, 0
+    for k, member in enumerate(ordered):
+        size = each + (1 if k < extra else 0)
+        runs[member], first = list(range(first, first + size)), first + size
+    return runs
+
+
+def stall_lag(waiting: list[int], handed: list[int], handed_last: list[int]) -> int:
+    """KEDA's lag on one poll: the messages not yet handed to a consumer (librdkafka stores a message's offset as it
+    hands it over, enable.auto.offset.store), less a partition whose offset has not moved since the last poll when
+    excludePersistentLag is set, capped at lagThreshold a partition (no more replicas than partitions)."""
+    lag = sum(n for n, now, last in zip(waiting, handed, handed_last)
+              if not (STALL_EXCLUDE_PERSISTENT and n and now == last))
+    return min(lag, STALL_PARTITIONS * STALL_LAG_TARGET)
+
+
+def stall_desired(lag: int, current: int) -> int:
+    """The HPA's recommendation for an AverageValue target: the replicas that bring the lag a replica to the
+    target, none changed within the tolerance, between the ScaledObject's bounds."""
+    ratio = lag / (STALL_LAG_TARGET * current)
+    desired = current if abs(ratio - 1.0) <= STALL_TOLERANCE else math.ceil(ratio * current)
+    return max(STALL_MIN_PODS, min(STALL_MAX_PODS, desired))
+
+
+def stall_group(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """A consumer group that calls the model once a message, one message at a time per consumer, its pods scaled by
+    KEDA on the group's lag, when one consumer's document fetch hangs from a seeded time. The rows, and the calls per
+    10 s. Every rebalance (a pod joining or leaving) waits for all members to rejoin, each at its next poll, after
+    its call in flight; the hung one never polls again, so a rebalance waits for it until it leaves the group
+    max.poll.interval.ms after its last poll. Under the eager protocol the members that rejoined fetch nothing
+    meanwhile."""
+    hang, phase, hung = rng.uniform(*STALL_HANG_S), rng.uniform(0.0, STALL_SYNC_S), rng.randrange(STALL_MIN_PODS)
+    messages = poisson_times(rng, STALL_MESSAGES, -STALL_WARMUP_S, seconds)
+    events, order = [], itertools.count()
+
+    def at(t: float, kind: str, what=None) -> None:
+        heapq.heappush(events, (t, next(order), kind, what))
+
+    for t in messages:
+        at(t, "message", rng.randrange(STALL_PARTITIONS))
+    t = -STALL_WARMUP_S + phase
+    while t < seconds:
+        at(t, "sync")
+        t += STALL_SYNC_S
+    queues = [collections.deque() for _ in range(STALL_PARTITIONS)]
+    handed, handed_last = [0] * STALL_PARTITIONS, [0] * STALL_PARTITIONS
+    owners = stall_range(range(STALL_MIN_PODS))  # the members' partitions, the initial pods at the minimum
+    busy = {member: -math.inf for member in owners}  # when each member's call in flight is back
+    paused = {member: -math.inf for member in owners}  # until when a member fetches nothing after a rebalance
+    learned, rejoined, leaving = set(), set(), set()
+    pods, starting, recommendations = set(owners), {}, collections.deque()
+    state = {"rebalancing": False, "generation": 0, "hung_member": None, "next_pod": STALL_MIN_PODS}
+    rows: list[tuple[float, int, int]] = []
+
+    def owner_of(partition: int) -> int | None:
+        return next((m for m, parts in owners.items() if partition in parts), None)
+
+    def pick(member: int, now: float) -> None:
+        if (member not in owners or member in leaving or busy[member] > now or now < paused[member]
+                or (state["rebalancing"] and STALL_EAGER and member in learned)):
+            return
+        waiting = [p for p in owners[member] if queues[p]]
+        if not waiting:
+            return
+        partition = min(waiting, key=lambda p: queues[p][0])
+        queues[partition].popleft()
+        handed[partition] += 1
+        if member == hung and state["hung_member"] is None and now >= hang:
+            state["hung_member"], busy[member] = member, math.inf  # the fetch never returns: no call, no next poll
+            at(now + STALL_MAX_POLL_S, "expire", member)
+            return
+        call = now + lognormal_draw(rng, STALL_FETCH_S)
+        prompt = clamp(lognormal_draw(rng, STALL_PROMPT), PROMPT_MAX)
+        output = clamp(lognormal_draw(rng, STALL_OUTPUT), OUTPUT_MAX)
+        rows.append((call, prompt, output))
+        busy[member] = call + reply_latency(rng, prompt, output)
+        at(busy[member], "free", member)
+
+    def start_rebalance(now: float) -> None:
+        state["rebalancing"], state["generation"] = True, state["generation"] + 1
+        learned.clear()
+        rejoined.clear()
+        for member in owners:
+            at(now + rng.uniform(0.0, STALL_HEARTBEAT_S), "learn", (member, state["generation"]))
+
+    def settle(now: float) -> None:
+        """The rebalance ends once every member has rejoined: the new assignment, then the members fetch again."""
+        if not state["rebalancing"] or any(member not in rejoined for member in owners):
+            return
+        state["rebalancing"] = False
+        resume = now + lognormal_draw(rng, STALL_RESUME_S)
+        for member, parts in stall_range(owners).items():
+            owners[member], paused[member] = parts, resume
+        learned.clear()
+        rejoined.clear()
+        at(resume, "resume")
+
+    def leave(member: int, now: float, pod_gone: bool = True) -> None:
+        del owners[member]
+        if pod_gone:
+            pods.discard(member)
+        if state["rebalancing"]:
+            settle(now)
+        else:
+            start_rebalance(now)
+
+    def join(member: int, now: float) -> None:
+        owners[member], busy[member], paused[member] = [], -math.inf, -math.inf
+        if not state["rebalancing"]:
+            start_rebalance(now)
+        rejoined.add(member)
+        settle(now)
+
+    while events:
+        now, _, kind, what = heapq.heappop(events)
+        if now >= seconds:
+            break
+        if kind == "message":
+            queues[what].append(now)
+            member = owner_of(what)
+            if member is not None:
+                pick(member, now)
+        elif kind == "free":
+            if what not in owners:
+                continue
+            if what in leaving:
+                leave(what, now)
+            elif state["rebalancing"] and STALL_EAGER and what in learned:
+                rejoined.add(what)  # its next poll rejoins: it fetches nothing until the rebalance ends
+                settle(now)
+            else:
+                pick(what, now)
+        elif kind == "learn":
+            member, generation = what
+            if generation != state["generation"] or member not in owners or not state["rebalancing"]:
+                continue
+            learned.add(member)
+            if not STALL_EAGER or busy[member] <= now:
+                rejoined.add(member)  # the cooperative protocol rejoins at once, keeping its partitions meanwhile
+                settle(now)
+        elif kind == "expire":
+            leave(what, now, pod_gone=False)  # the poll interval exceeded: the consumer leaves, its pod runs on
+        elif kind == "ready":
+            starting.pop(what, None)
+            if what in pods:
+                join(what, now)
+        elif kind == "resume":
+            for member in list(owners):
+                pick(member, now)
+        elif kind == "sync":
+            lag = stall_lag([len(q) for q in queues], handed, handed_last)
+            handed_last = list(handed)
+            current = len(pods)
+            desired = stall_desired(lag, current)
+            recommendations.append((now, desired))
+            while recommendations[0][0] < now - STALL_DOWN_WINDOW_S:
+                recommendations.popleft()
+            if desired > current:
+                for _ in range(min(desired, max(current + STALL_UP_PODS, 2 * current)) - current):
+                    pod = state["next_pod"]
+                    state["next_pod"] += 1
+                    pods.add(pod)
+                    starting[pod] = now + lognormal_draw(rng, STALL_POD_START_S)
+                    at(starting[pod], "ready", pod)
+            else:
+                stabilized = max(d for _, d in recommendations)
+                removable = sorted((p for p in pods if p != state["hung_member"]), reverse=True)
+                for pod in removable[:max(0, current - stabilized)]:  # the newest first
+                    if pod in starting:
+                        pods.discard(pod)
+                        del starting[pod]
+                    elif pod in owners:
+                        leaving.add(pod)
+                        if busy[pod] <= now:
+                            leave(pod, now)
+    calls = sorted(row for row in rows if 0.0 <= row[0] < seconds)
+    return calls, per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+SHARD_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+SHARD_FILES, SHARD_PARALLELISM = 48, 16  # the Indexed Job's completions (an input file an index) and parallelism (ours)
+SHARD_CONCURRENCY = 4  # calls a pod keeps in flight (ours)
+SHARD_RECORDS = (60.0, 0.8)  # lognormal (median, sigma): the records in a file (ours)
+SHARD_START_S = (60.0, 120.0)  # uniform: when the Job is created (ours)
+SHARD_POD_S = (8.0, 0.3)  # lognormal: a pod's creation to its first call (ours)
+SHARD_TEMPLATE = 3500  # tokens: the extraction instructions, schema and examples (ours)
+SHARD_RECORD, SHARD_OUTPUT = (500.0, 0.5), (180.0, 0.4)  # lognormal: a record; its extraction (ours)
+
+
+def shard_sizes(rng: random.Random) -> list[int]:
+    """The records in each index's file, in index order."""
+    return [max(1, round(lognormal_draw(rng, SHARD_RECORDS))) for _ in range(SHARD_FILES)]
+
+
+def shard_pod(rng: random.Random, created: float, records: int) -> tuple[list[tuple[float, int, int]], float]:
+    """One pod on its index's file: SHARD_CONCURRENCY calls in flight, each slot sending the next record when its
+    reply is back. The rows, and when the pod is done."""
+    free, rows = [created + lognormal_draw(rng, SHARD_POD_S)] * min(SHARD_CONCURRENCY, records), []
+    for _ in range(records):
+        t = heapq.heappop(free)
+        prompt = clamp(SHARD_TEMPLATE + lognormal_draw(rng, SHARD_RECORD), PROMPT_MAX)
+        output = clamp(lognormal_draw(rng, SHARD_OUTPUT), OUTPUT_MAX)
+        rows.append((t, prompt, output))
+        heapq.heappush(free, t + reply_latency(rng, prompt, output))
+    return rows, max(free)
+
+
+def shard_job(rng: random.Random, start: float, sizes: list[int]) -> list[tuple[float, int, int]]:
+    """An Indexed Job from `start`: SHARD_PARALLELISM pods on the first indexes, and whenever one is done a pod for
+    the next pending index, each on its own file (a static assignment: no pod takes another's records)."""
+    slots, rows = [start] * SHARD_PARALLELISM, []
+    for records in sizes:
+        pod_rows, done = shard_pod(rng, heapq.heappop(slots), records)
+        rows += pod_rows
+        heapq.heappush(slots, done)
+    return rows
+
+
+def shard_stragglers(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at SHARD_OTHER with the conversation trace's lengths, plus an Indexed Job's calls. The
+    rows, and the Job's calls per 10 s."""
+    start, sizes = rng.uniform(*SHARD_START_S), shard_sizes(rng)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, SHARD_OTHER, 0.0, seconds)]
+    calls = [row for row in shard_job(rng, start, sizes) if row[0] < seconds]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+BEAT_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+BEAT_PERIOD_S = 60.0  # the periodic task's schedule (ours)
+BEAT_POOL = 8  # worker processes: 2 pods at Celery's default concurrency, one per CPU, of 4 CPUs (ours)
+BEAT_ITEMS, BEAT_FLOOD = 0.3, 1.8  # items created a second; during the flood (ours)
+BEAT_ONSET_S, BEAT_LENGTH_S = (180.0, 300.0), (240.0, 300.0)  # uniform: the flood's start; its length (ours)
+BEAT_WARMUP_S = 600.0  # the app runs this long before the trace (ours)
+BEAT_TEMPLATE, BEAT_ITEM, BEAT_LABELS = 350, (600.0, 0.5), (25.0, 0.4)  # tokens; lognormal: an item; its labels (ours)
+BEAT_PICKUP_S, BEAT_QUERY_S, BEAT_SAVE_S = (0.05, 0.5), (0.2, 0.3), (0.02, 0.3)  # lognormal (ours): see beat_runs
+
+
+def beat_admit(running: int) -> bool:
+    """Whether a run of the task goes ahead with `running` others under way: always (beat sends the task on schedule,
+    a free worker process runs it, and nothing in Celery checks for a run under way)."""
+    return True
+
+
+def beat_runs(rng: random.Random, items: list[tuple[float, int]], phase: float,
+              seconds: float) -> list[tuple[float, int, int]]:
+    """The periodic task, sent every BEAT_PERIOD_S from `phase` to BEAT_POOL worker processes (a task waits in the
+    queue while all are busy): a process starts it a lognormal BEAT_PICKUP_S later; it queries the items with no
+    result yet (BEAT_QUERY_S), then for each in creation order calls the model, waits for the reply and saves the
+    result (BEAT_SAVE_S), never looking again at the list it read. `items` are (created, prompt); the rows."""
+    created, saved = [c for c, _ in items], [math.inf] * len(items)
+    events, order, queued, runs = [], itertools.count(), collections.deque(), {}
+    state = {"free": BEAT_POOL, "running": 0, "runs": 0}
+    rows: list[tuple[float, int, int]] = []
+
+    def at(t: float, kind: str, what=None) -> None:
+        heapq.heappush(events, (t, next(order), kind, what))
+
+    def dispatch(now: float) -> None:
+        while state["free"] and queued:
+            queued.popleft()
+            state["free"] -= 1
+            at(now + lognormal_draw(rng, BEAT_PICKUP_S), "start")
+
+    tick = -BEAT_WARMUP_S + phase
+    while tick < seconds:
+        at(tick, "tick")
+        tick += BEAT_PERIOD_S
+    while events:
+        now, _, kind, what = heapq.heappop(events)
+        if now >= seconds:
+            break
+        if kind == "tick":
+            queued.append(now)
+            dispatch(now)
+        elif kind == "start":
+            if not beat_admit(state["running"]):
+                state["free"] += 1
+                dispatch(now)
+                continue
+            state["running"], state["runs"] = state["running"] + 1, state["runs"] + 1
+            runs[state["runs"]] = [[i for i in range(bisect.bisect_left(created, now)) if saved[i] > now], 0]
+            at(now + lognormal_draw(rng, BEAT_QUERY_S), "next", state["runs"])
+        elif kind == "next":
+            todo, position = runs[what]
+            if position == len(todo):
+                del runs[what]
+                state["running"], state["free"] = state["running"] - 1, state["free"] + 1
+                dispatch(now)
+                continue
+            item, runs[what][1] = todo[position], position + 1
+            prompt, output = items[item][1], clamp(lognormal_draw(rng, BEAT_LABELS), OUTPUT_MAX)
+            rows.append((now, prompt, output))
+            at(now + reply_latency(rng, prompt, output), "done", (what, item))
+        elif kind == "done":
+            run, item = what
+            saved[item] = min(saved[item], now)
+            at(now + lognormal_draw(rng, BEAT_SAVE_S), "next", run)
+    return [row for row in rows if row[0] >= 0.0]
+
+
+def beat_overlap(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at BEAT_OTHER with the conversation trace's lengths, plus a Celery periodic task's calls
+    over the items created at BEAT_ITEMS a second, and at BEAT_FLOOD during a flood. The rows, and the task's calls per
+    10 s."""
+    onset, length, phase = rng.uniform(*BEAT_ONSET_S), rng.uniform(*BEAT_LENGTH_S), rng.uniform(0.0, BEAT_PERIOD_S)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, BEAT_OTHER, 0.0, seconds)]
+    times = (poisson_times(rng, BEAT_ITEMS, -BEAT_WARMUP_S, onset)
+             + poisson_times(rng, BEAT_FLOOD, onset, onset + length)
+             + poisson_times(rng, BEAT_ITEMS, onset + length, seconds))
+    items = [(t, clamp(BEAT_TEMPLATE + lognormal_draw(rng, BEAT_ITEM), PROMPT_MAX)) for t in times]
+    calls = beat_runs(rng, items, phase, seconds)
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+SET22 = ("rebalance-stall", "shard-stragglers", "beat-overlap")
+
+
+def set22_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised consumer, Job or task calls spread over each 10 s) of one set-22 trace."""
+    return binned_trace("set22", name, seed, {
+        "rebalance-stall": (0.0, stall_group),
+        "shard-stragglers": (SHARD_OTHER, shard_stragglers),
+        "beat-overlap": (BEAT_OTHER, beat_overlap),
+    })
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
         10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace),
         14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace), 17: (SET17, set17_trace),
         18: (SET18, set18_trace), 19: (SET19, set19_trace), 20: (SET20, set20_trace),
-        21: (SET21, set21_trace)}
+        21: (SET21, set21_trace), 22: (SET22, set22_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

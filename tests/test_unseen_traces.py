@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 21 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 22 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
+import heapq
 import importlib.util
 import itertools
 import math
@@ -174,7 +175,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -245,7 +246,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
                                                     (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0),
                                                     (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0),
                                                     (17, 7.0, 13.0), (18, 4.0, 11.0), (19, 7.0, 11.0),
-                                                    (20, 4.5, 10.0), (21, 4.0, 9.0)])
+                                                    (20, 4.5, 10.0), (21, 4.0, 9.0), (22, 4.0, 9.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -269,10 +270,11 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   14: (unseen.SET14, unseen.set14_trace, 0.1), 15: (unseen.SET15, unseen.set15_trace, 0.1),
                   16: (unseen.SET16, unseen.set16_trace, 0.1), 17: (unseen.SET17, unseen.set17_trace, 0.1),
                   18: (unseen.SET18, unseen.set18_trace, 0.1), 19: (unseen.SET19, unseen.set19_trace, 0.1),
-                  20: (unseen.SET20, unseen.set20_trace, 0.1), 21: (unseen.SET21, unseen.set21_trace, 0.1)}
+                  20: (unseen.SET20, unseen.set20_trace, 0.1), 21: (unseen.SET21, unseen.set21_trace, 0.1),
+                  22: (unseen.SET22, unseen.set22_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -291,11 +293,13 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     activity, harness and script requests per 10 s for activity-retries, sorted-eval and idle-bursts, of the realised
     job, Open WebUI and agent calls per 10 s for flex-windows, webui-followups and max-turns-loops, of the realised job,
     indexing and voice agent calls per 10 s for forbid-skips, graphrag-index and preemptive-turns, of the realised
-    investigation, job and worker calls per 10 s for alert-groups, rollout-phases and head-of-line) within 5%:
+    investigation, job and worker calls per 10 s for alert-groups, rollout-phases and head-of-line, of the realised
+    consumer, Job and task calls per 10 s for rebalance-stall, shard-stragglers and beat-overlap) within 5%:
     0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7,
     0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set
     12, 0.976-1.013 for set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for
-    set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19, 0.991-1.028 for set 20, 0.986-1.020 for set 21."""
+    set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19, 0.991-1.028 for set 20, 0.986-1.020 for set 21,
+    0.982-1.016 for set 22."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -2710,8 +2714,221 @@ def test_head_of_line_check_rejects_the_users_tasks_first_and_shuffled_times(set
         check_head_of_line(arrivals, times)
 
 
+def stall_hang() -> float:
+    """rebalance-stall's hang for seed 0 (its generator's first draw): from when one consumer's next fetch hangs."""
+    return random.Random("unseen-set22/rebalance-stall/0").uniform(*unseen.STALL_HANG_S)
+
+
+def check_rebalance_stall(times: list[float], seconds: float, hang: float) -> None:
+    """The shape test_rebalance_stall_... asserts, on any trace; `hang` is the generator's."""
+    gaps = sorted((b - a, a, b) for a, b in zip(times, times[1:]))
+    (silence, begin, end), (second, _, _) = gaps[-1], gaps[-2]
+    # the whole group falls silent for 2-4 minutes in the middle of the trace, and nothing else pauses over 20 s
+    assert 120.0 <= silence <= 240.0 and 180.0 <= begin and end <= seconds - 300.0, (silence, begin, end)
+    assert second <= 20.0, second
+    assert times[-1] >= seconds - 10.0, times[-1]
+    # the silence waits for the hung member: it ends max.poll.interval.ms after its last poll (its next fetch after
+    # the hang), and begins only once the lag it leaves has made the autoscaler add a pod, a minute or more later
+    assert hang + unseen.STALL_MAX_POLL_S <= end <= hang + unseen.STALL_MAX_POLL_S + 20.0, (hang, end)
+    assert begin >= hang + 60.0, (hang, begin)
+    # the input's rate before the hang; after the silence the backlog at the group's full width, then the rate again
+    rate = rate_between(times)
+    before = rate(30.0, hang)
+    assert 0.85 * unseen.STALL_MESSAGES <= before <= 1.15 * unseen.STALL_MESSAGES, before
+    assert rate(end, end + 60.0) >= 2.0 * before, (rate(end, end + 60.0), before)
+    assert 0.8 * before <= rate(seconds - 180.0, seconds) <= 1.25 * before, rate(seconds - 180.0, seconds)
+
+
+def test_rebalance_stall_silences_the_group_until_the_hung_member_leaves_then_drains_the_backlog(set_arrivals):
+    """No other traffic: a Kafka consumer group calling the model for each message (4.6 a second over 24 partitions),
+    one message at a time per consumer, its pods (12-24) scaled by KEDA on the group's lag (lagThreshold 5, its
+    default) through the HPA's defaults; at minute 3-5 one consumer's document fetch hangs for good (no timeout). Its
+    partitions' lag makes the HPA add a pod, whose join starts a rebalance; under librdkafka's default eager assignors
+    every member stops at its next poll and waits for the hung one, which leaves only max.poll.interval.ms (5 minutes)
+    after its last poll. On seeds 0-15: 4.32-4.95 req/s before the hang; the rebalance 83-176 s after it; no request
+    at all for 127-218 s, ending 0-15 s after the hang plus max.poll.interval.ms, no other gap over 8 s; the minute
+    after at 10.2-11.7 req/s (2.2-2.5x), the last three at 4.16-4.96. It takes the hang's start from the generator; it
+    does not check which member hung, the pods' count, nor the lengths. Look-alikes it rejects
+    (test_rebalance_stall_check_rejects_...): the cooperative protocol (the members keep their partitions while the
+    group waits), max.poll.interval.ms at 1 minute, KEDA's excludePersistentLag set, and the requests at other
+    times."""
+    arrivals = set_arrivals(22)["rebalance-stall.csv"]
+    times, seconds, _ = shifted("rebalance-stall", arrivals, unseen.set22_trace)
+    check_rebalance_stall(times, seconds, stall_hang())
+
+
+@pytest.mark.parametrize("look_alike", ["cooperative", "one-minute-poll", "exclude-persistent-lag", "moved"])
+def test_rebalance_stall_check_rejects_cooperative_rebalances_a_short_poll_interval_excluded_lag_and_moved_times(
+        set_arrivals, monkeypatch, look_alike):
+    """The same generator with cooperative rebalances (the members process their partitions while the group waits for
+    the hung one: fails the silence), with max.poll.interval.ms at 60 s (the hung member leaves before the lag brings a
+    pod: fails the silence) or with KEDA's excludePersistentLag set (the hung partitions' lag is not counted, no pod
+    is added until the hung member leaves: fails the silence), and the trace's requests moved to uniformly random times
+    (no silence): each fails the check, on seeds 0-15 too (checked while writing it)."""
+    if look_alike == "moved":
+        arrivals = set_arrivals(22)["rebalance-stall.csv"]
+        times, seconds, _ = shifted("rebalance-stall", arrivals, unseen.set22_trace)
+        times = sorted(random.Random("look-alikes/rebalance-stall").uniform(0.0, seconds) for _ in times)
+    else:
+        patches = {"cooperative": ("STALL_EAGER", False), "one-minute-poll": ("STALL_MAX_POLL_S", 60.0),
+                   "exclude-persistent-lag": ("STALL_EXCLUDE_PERSISTENT", True)}
+        with monkeypatch.context() as patch:  # the check reads max.poll.interval.ms: keep it out of the patch
+            patch.setattr(unseen, *patches[look_alike])
+            rows, seconds, _ = unseen.set22_trace("rebalance-stall", 0)
+        times = [t for t, _, _ in rows]
+    with pytest.raises(AssertionError):
+        check_rebalance_stall(times, seconds, stall_hang())
+
+
+def shard_width() -> float:
+    """An Indexed Job's calls a second at full width: every pod's calls in flight, at the latency model's median for the
+    median record and extraction."""
+    prompt = unseen.SHARD_TEMPLATE + unseen.SHARD_RECORD[0]
+    width = unseen.SHARD_PARALLELISM * unseen.SHARD_CONCURRENCY
+    return width / unseen.reply_seconds(round(prompt), round(unseen.SHARD_OUTPUT[0]))
+
+
+def check_shard_stragglers(arrivals: list, times: list[float], seconds: float) -> None:
+    """The shape test_shard_stragglers_... asserts, on any trace."""
+    job = sorted(t for t, a in zip(times, arrivals) if a.prompt_tokens >= unseen.SHARD_TEMPLATE + 100)
+    per_30s = [n / 30.0 for n in counts(job, 30.0, seconds)]
+    width = statistics.median(sorted(per_30s)[-8:])
+    # the pods at full width: every slot's call in flight, near the latency model's pace
+    assert 0.7 * shard_width() <= width <= 1.05 * shard_width(), (width, shard_width())
+    peak = max(range(len(per_30s)), key=lambda k: per_30s[k])
+    start = next(k for k, r in enumerate(per_30s) if r >= 0.5 * width)
+    drop = next((k for k in range(peak, len(per_30s)) if per_30s[k] < 0.75 * width), len(per_30s))
+    end = max(k for k, r in enumerate(per_30s) if r >= 0.4) + 1
+    # static shards: once the indexes run out the pods finish one by one, the biggest files last: a tail of minutes,
+    # long against the full-width phase, that carries little of the work, at a pod or two by its end
+    tail, full = 30.0 * (end - drop), 30.0 * (drop - start)
+    assert tail >= 120.0 and tail >= 0.35 * full, (tail, full)
+    calls = sum(per_30s[start:end])
+    assert sum(per_30s[drop:end]) <= 0.35 * calls, (sum(per_30s[drop:end]), calls)
+    assert statistics.fmean(per_30s[end - 3:end]) <= 0.35 * width, (per_30s[end - 3:end], width)
+
+
+def test_shard_stragglers_fall_in_steps_as_the_pods_run_out_of_files_the_biggest_last(set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus, from minute 1-2, an Indexed Job of 48
+    completions with parallelism 16 (a static assignment: index k's pod works on file k, lognormal, median 60 records),
+    each pod with 4 calls in flight, the next index's pod created when one is done. On seeds 0-15: full width (the
+    median of the 8 busiest 30 s) at 10.7-11.6 req/s, 0.80-0.87x the latency model's 13.3; from the first 30 s below
+    three quarters of it (330-450 s into the trace) to the last at 0.4 req/s, 120-780 s, 0.44-2.67x the full-width
+    phase, with 12-30% of the Job's calls, its last 90 s at 0.05-0.27 of full width. It finds the Job's calls by their
+    prompts (the 3,500-token template and a record); it does not check the steps one by one nor which file runs last.
+    Look-alikes it rejects (test_shard_stragglers_check_rejects_...): the records dealt from one work queue, the
+    records split evenly over the files, and the requests in shuffled order."""
+    arrivals = set_arrivals(22)["shard-stragglers.csv"]
+    times, seconds, _ = shifted("shard-stragglers", arrivals, unseen.set22_trace)
+    check_shard_stragglers(arrivals, times, seconds)
+
+
+def work_queue_job(rng: random.Random, start: float, sizes: list[int]) -> list[tuple[float, int, int]]:
+    """shard_job's look-alike: the same pods and calls in flight, the records dealt one at a time from one queue to
+    whichever slot is free (fine parallel processing: no pod runs out of work before the queue does)."""
+    slots = [start + unseen.lognormal_draw(rng, unseen.SHARD_POD_S)
+             for _ in range(unseen.SHARD_PARALLELISM) for _ in range(unseen.SHARD_CONCURRENCY)]
+    heapq.heapify(slots)
+    rows = []
+    for _ in range(sum(sizes)):
+        t = heapq.heappop(slots)
+        record = unseen.lognormal_draw(rng, unseen.SHARD_RECORD)
+        prompt = unseen.clamp(unseen.SHARD_TEMPLATE + record, unseen.PROMPT_MAX)
+        output = unseen.clamp(unseen.lognormal_draw(rng, unseen.SHARD_OUTPUT), unseen.OUTPUT_MAX)
+        rows.append((t, prompt, output))
+        heapq.heappush(slots, t + unseen.reply_latency(rng, prompt, output))
+    return rows
+
+
+def even_files(drawn):
+    """shard_sizes' look-alike: the same records, split evenly over the files."""
+    def sizes(rng: random.Random) -> list[int]:
+        records = drawn(rng)
+        each, extra = divmod(sum(records), len(records))
+        return [each + (1 if k < extra else 0) for k in range(len(records))]
+    return sizes
+
+
+@pytest.mark.parametrize("look_alike", ["work-queue", "even-files", "shuffled"])
+def test_shard_stragglers_check_rejects_a_work_queue_even_files_and_shuffled_requests(set_arrivals, monkeypatch,
+                                                                                       look_alike):
+    """The same generator with the records dealt from one work queue (every slot busy to the end: fails the tail) or
+    split evenly over the 48 files (the pods finish together, round by round: fails the tail), and the trace's
+    requests in shuffled order (no full width): each fails the check, on seeds 0-15 too (checked while writing it)."""
+    if look_alike == "shuffled":
+        arrivals, times = shuffled_requests(set_arrivals, 22, "shard-stragglers", unseen.set22_trace)
+        seconds = 1200.0
+    else:
+        if look_alike == "work-queue":
+            monkeypatch.setattr(unseen, "shard_job", work_queue_job)
+        else:
+            monkeypatch.setattr(unseen, "shard_sizes", even_files(unseen.shard_sizes))
+        rows, seconds, _ = unseen.set22_trace("shard-stragglers", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_shard_stragglers(arrivals, times, seconds)
+
+
+def copy_groups(arrivals: list, times: list[float], gap: float = 10.0) -> list[tuple[float, int]]:
+    """(first, count) of each run of requests with one prompt length, neighbours at most `gap` apart: an item's calls
+    by the runs that walk the same list, one a few seconds behind another."""
+    return [(first, n) for ts in prompt_times(arrivals, times).values() for first, _, n in clusters(ts, gap)]
+
+
+def check_beat_overlap(arrivals: list, times: list[float], seconds: float) -> None:
+    """The shape test_beat_overlap_... asserts, on any trace."""
+    groups = copy_groups(arrivals, times)
+
+    def copies(a: float, b: float) -> float:
+        """The requests a second in [a, b) that repeat the prompt of one at most 10 s before them."""
+        return sum(n - 1 for first, n in groups if a <= first < b) / (b - a)
+    # one run at a time before the flood: repeats only by chance
+    assert copies(0.0, 150.0) <= 0.3, copies(0.0, 150.0)
+    # once runs overlap, each sends every item of the backlog again, a few seconds after the one ahead of it
+    busiest = max(copies(a, a + 120.0) for a in range(0, int(seconds) - 119, 10))
+    assert busiest >= 1.5, busiest
+    # and they pile up, a run a tick: items sent four times or more
+    assert sum(1 for _, n in groups if n >= 4) >= 40, sum(1 for _, n in groups if n >= 4)
+    # back to one run at a time by the end, once the backlog is through
+    assert copies(seconds - 120.0, seconds) <= 0.3, copies(seconds - 120.0, seconds)
+
+
+def test_beat_overlap_sends_the_backlog_again_with_every_run_under_way(set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus a Celery periodic task, sent by beat every
+    minute to 8 worker processes (Celery's default concurrency, one per CPU), each run reading the items with no labels
+    yet and labelling them one call at a time in creation order (no lock: nothing in Celery stops a run while another
+    is under way); items at 0.3 a second, and 1.8 in a flood from minute 3-5 for 4-5 minutes. On seeds 0-15: requests
+    that repeat the prompt of one at most 10 s before them at 0.09-0.14 a second in the first 150 s (chance), 2.5-4.4
+    in the busiest 2 minutes and 0.06-0.15 in the last 2; 74-319 groups of four copies or more; the task's calls
+    3.3-5.2 a second in its busiest minute (minute 11-14, after the flood), against 0.24-0.37 before it. It finds the
+    copies by their prompts; it does not check the beat's period, the pool's size, nor which items were labelled.
+    Look-alikes it rejects (test_beat_overlap_check_rejects_...): a lock (celery_once: a run that finds another under
+    way exits), one worker process (runs queue and read the list afresh), and the requests in shuffled order."""
+    arrivals = set_arrivals(22)["beat-overlap.csv"]
+    times, seconds, _ = shifted("beat-overlap", arrivals, unseen.set22_trace)
+    check_beat_overlap(arrivals, times, seconds)
+
+
+@pytest.mark.parametrize("look_alike", ["locked", "one-process", "shuffled"])
+def test_beat_overlap_check_rejects_a_lock_one_process_and_shuffled_requests(set_arrivals, monkeypatch, look_alike):
+    """The same generator with a lock (a run that finds another under way exits at once: fails the copies) or one
+    worker process (the runs queue and each reads the list after the last is done: fails the copies), and the trace's
+    requests in shuffled order (the copies scattered: fails them): each fails the check, on seeds 0-15 too (checked
+    while writing it)."""
+    if look_alike == "shuffled":
+        arrivals, times = shuffled_requests(set_arrivals, 22, "beat-overlap", unseen.set22_trace)
+        seconds = 1200.0
+    else:
+        patches = {"locked": ("beat_admit", lambda running: running == 0), "one-process": ("BEAT_POOL", 1)}
+        monkeypatch.setattr(unseen, *patches[look_alike])
+        rows, seconds, _ = unseen.set22_trace("beat-overlap", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_beat_overlap(arrivals, times, seconds)
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "22"], "--set"),
+    (["--set", "23"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
