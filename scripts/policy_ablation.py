@@ -47,6 +47,9 @@ default configuration (one configuration for every workload, never tuned) and fo
   admission), not as those no reading of the last budget had taken;
 - floor-one: without `render`'s floor (minReplicas 1, the fleet starting at the bench's opening
   size), to show what the floor costs or saves;
+- floor-always-returns: `render`'s floor starting as a burst that has come back whatever the
+  profile's burstRecurrence (a level profile's floor held with the 20-minute half-life: the floor
+  to stop 49);
 - short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes, those that
   came back too (a probe of the history's memory, not a candidate: the half-life is not tuned on
   the scoreboard);
@@ -375,7 +378,20 @@ class FloorSeenOnce(Variant):
     """`render`'s floor starting as a burst seen once: it fades with the 5-minute half-life until the
     traffic comes back to it (stop 48's first sweep)."""
     name = "ours-floor-seen-once"
-    patch = (burst_floor, "PRIOR_RETURNS", 0.0)
+
+    def __init__(self, ctx, knob_value=None):
+        super().__init__(ctx, knob_value)
+        self.config = replace(self.config, burst_recurrence=0.0)
+
+
+class FloorAlwaysReturns(Variant):
+    """`render`'s floor starting as a burst that has come back, whatever the profile (to stop 49):
+    a level profile's floor fades with the 20-minute half-life too."""
+    name = "ours-floor-always-returns"
+
+    def __init__(self, ctx, knob_value=None):
+        super().__init__(ctx, knob_value)
+        self.config = replace(self.config, burst_recurrence=1.0)
 
 
 class FloorRateOverAMinute(Variant):
@@ -517,7 +533,8 @@ class ShortBurstMemory(Variant):
 VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowRelease, SpreadAdmission, YellowSheds,
             TtftOnlySlots, QuarterBurstSlots, BurstSlotsAtTarget, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, CountedEvidence, Hold3Latencies,
-            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, StandingFloor, FloorSeenOnce, FloorRateOverAMinute,
+            NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, StandingFloor, FloorSeenOnce, FloorAlwaysReturns,
+            FloorRateOverAMinute,
             ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
             PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseWidened, NoOneSecondWindow,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scaler.policy import PolicyConfig, burst_floor
-from scaler.policy.burst_floor import PRIOR_RETURNS, BurstFloor, observe
+from scaler.policy.burst_floor import BurstFloor, observe
 from scaler.policy.headroom import HISTORY_HALF_LIFE_S, ONCE_HALF_LIFE_S
 from scaler.policy.config import ConfigError
 
@@ -14,13 +14,13 @@ from policy_helpers import Scenario
 ONCE, CAME_BACK = ONCE_HALF_LIFE_S, HISTORY_HALF_LIFE_S
 
 
-def _step(state, now, rate, replicas=6.0, carry=2.0):
-    return observe(state, burst_replicas=replicas, now=now, rate_rps=rate, carry_rps=carry)
+def _step(state, now, rate, replicas=6.0, carry=2.0, recurrence=1.0):
+    return observe(state, burst_replicas=replicas, now=now, rate_rps=rate, carry_rps=carry, recurrence=recurrence)
 
 
 def test_the_floor_starts_as_a_burst_that_came_back_and_fades_faster_as_the_traffic_stays_away():
     held, state = _step(BurstFloor(), 100.0, None)  # first tick, no history yet: whole
-    assert held == 6.0 and state.reached == 100.0 and state.returns == PRIOR_RETURNS == 1.0
+    assert held == 6.0 and state.reached == 100.0 and state.returns == 1.0
     assert state.half_life() == CAME_BACK
     held, state = _step(state, 100.0 + ONCE, 9.9)  # 9.9 req/s < (6 - 1) x 2: below its last replica
     assert state.reached == 100.0 and 4.5 < held < 5.0  # five minutes on, nearly the 20-minute fade
@@ -29,6 +29,21 @@ def test_the_floor_starts_as_a_burst_that_came_back_and_fades_faster_as_the_traf
     assert state.half_life() == pytest.approx(750.0) and held == pytest.approx(6.0 * 0.5 ** (CAME_BACK / 750.0))
     held, state = _step(state, 100.0 + 2 * CAME_BACK, None)  # no reading: fades on, towards 5 minutes
     assert state.half_life() == pytest.approx(525.0) and burst_floor.replicas(held) == 1
+
+
+def test_a_level_profiles_floor_fades_as_a_burst_seen_once_and_a_return_makes_it_a_burst_again():
+    """burstRecurrence 0 (the profile's peak minute at its mean: a level the traffic was at) starts
+    the floor with no return: five minutes after the traffic stops reaching it, it holds half."""
+    held, state = _step(BurstFloor(), 0.0, 12.0, recurrence=0.0)
+    assert held == 6.0 and state.returns == 0.0 and state.half_life() == ONCE
+    held, state = _step(state, ONCE, 4.0, recurrence=0.0)  # below half its last replica's 10 req/s
+    assert held == pytest.approx(3.0) and state.armed
+    whole, _ = _step(_step(BurstFloor(), 0.0, 12.0)[1], ONCE, 4.0)  # the same run, a burst's profile
+    assert whole > 4.4  # nearly the 20-minute fade
+    held, state = _step(state, ONCE + 60.0, 10.0, recurrence=0.0)  # the traffic came back to it: a return
+    assert held == 6.0 and state.returns == pytest.approx(1.0, rel=0.01) and state.half_life() > 0.99 * CAME_BACK
+    between, _ = _step(_step(BurstFloor(), 0.0, 12.0, recurrence=0.5)[1], ONCE, 4.0, recurrence=0.5)
+    assert 3.0 < between < whole  # in between, in between
 
 
 def test_traffic_that_comes_back_to_the_floors_last_replica_holds_it_whole_and_for_twenty_minutes_after():
@@ -49,6 +64,15 @@ def test_no_floor_and_an_unknown_capacity():
     _, state = _step(BurstFloor(), 0.0, None, replicas=4.0, carry=0.0)
     assert _step(state, 10 * CAME_BACK, 0.5, replicas=4.0, carry=0.0)[0] == 4.0  # carry unknown: held whole
     assert burst_floor.replicas(0.0) == 0 and burst_floor.replicas(2.0000000001) == 2
+
+
+def test_burst_recurrence_is_a_metadata_key_with_its_bounds_and_unset_is_a_burst_that_returns():
+    assert PolicyConfig().burst_recurrence == 1.0
+    assert PolicyConfig.from_metadata({"burstRecurrence": "0.25"}).burst_recurrence == 0.25
+    assert PolicyConfig.from_metadata({"burstRecurrence": "0"}).burst_recurrence == 0.0
+    for bad in ("-0.1", "1.5", "often", "nan"):
+        with pytest.raises(ConfigError, match="burstRecurrence"):
+            PolicyConfig.from_metadata({"burstRecurrence": bad})
 
 
 def test_burst_replicas_is_a_metadata_key_with_its_bounds():

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from scaler.modelconfig.build import from_spec
 from scaler.render import cli as render_cli
-from scaler.render.derive import burst_replicas, derive, trigger_metadata
+from scaler.render.derive import burst_recurrence, burst_replicas, derive, trigger_metadata
 from scaler.render.filters import UnsafeValue, num, promql, q
 from scaler.render.render import RenderError, render_model, render_specs, write_outputs
 from scaler.server import metadata as server_metadata
@@ -35,7 +35,7 @@ CONTRACT_KEYS = {
     "scalerAddress", "model", "namespace", "podSelector", "metricsPort", "ttftSloSeconds", "requestClass", "source",
     "prometheusAddress", "scrapeTargets", "scaleUpLatencySeconds", "perReplicaCapacity", "maxConcurrency", "targetUtilization",
     "expectedPrefillSeconds", "yellowEnterRatio", "yellowExitRatio", "redEnterRatio", "redExitRatio", "stateHoldSeconds",
-    "enableTLS", "unsafeSsl", "tpotSloSeconds", "burstReplicas",
+    "enableTLS", "unsafeSsl", "tpotSloSeconds", "burstReplicas", "burstRecurrence",
 }
 
 
@@ -205,6 +205,20 @@ def test_the_burst_floor_goes_to_the_scaler_and_keda_fallback_while_min_replicas
     assert (raised.min_replicas, raised.burst_replicas, raised.fallback_replicas) == (10, 8, 10)
     capped = derive(_spec(replicas__max=5, calibration__warmScaleUpLatencySeconds=75, traffic__burstGrowthPerSecond=0.2))
     assert capped.burst_replicas == 5 and any(w.startswith("burst headroom needs 8") for w in capped.warnings)
+
+
+def test_burst_recurrence_reads_the_profiles_peak_over_its_base():
+    # 0 for a peak at the base (a level), 1 from twice the base (the burst history's new burst), linear between.
+    assert [burst_recurrence(10.0, peak) for peak in (10.0, 12.5, 15.0, 20.0, 45.0)] == [0.0, 0.25, 0.5, 1.0, 1.0]
+    assert burst_recurrence(0.0, 5.0) == 1.0 and burst_recurrence(10.0, 8.0) == 0.0
+    d = derive(_spec(calibration__warmScaleUpLatencySeconds=75))  # base 4, peak 30: a burst
+    assert d.burst_recurrence == 1.0
+    assert from_spec(_spec(calibration__warmScaleUpLatencySeconds=75), d).scaler.burst_recurrence == 1.0
+    level = derive(_spec(calibration__warmScaleUpLatencySeconds=75, traffic__baseRequestsPerSecond=25))
+    assert level.burst_recurrence == 0.2 and "burstRecurrence = 0.2: peak 30 req/s over base 25" in level.explain()
+    assert "half-life of 8 minutes" in level.explain()  # 300 + 900 x 0.2 = 480 s
+    batch = derive(_spec(requestClass="batch"))
+    assert batch.burst_replicas is None and batch.burst_recurrence is None
 
 
 def test_without_warm_pool_the_cold_latency_sizes_the_headroom():

@@ -35,6 +35,7 @@ def scaler_settings(spec: ModelSpec, derived) -> ScalerSettings:
         max_concurrency=float(cal.safe_concurrency),
         target_utilization=derived.target_utilization,
         burst_replicas=derived.burst_replicas,
+        burst_recurrence=derived.burst_recurrence,
         yellow_enter_ratio=th.yellow_enter_ratio,
         yellow_exit_ratio=th.yellow_exit_ratio,
         red_enter_ratio=th.red_enter_ratio,

@@ -51,6 +51,8 @@ class ScalerSettings(_Config):
     capacity_prompt_tokens: Annotated[float, Field(gt=0, le=1e9)] | None = None
     burst_replicas: Annotated[int, Field(ge=0, le=1000)] | None = Field(
         None, description="replicas render sized for a burst like the spec's traffic profile's: held as a floor while the traffic reaches it")
+    burst_recurrence: Annotated[float, Field(ge=0, le=1)] | None = Field(
+        None, description="how surely bursts like the profile's come back, 0 (its peak is a level) to 1 (a peak at twice its base or more): the returns the floor starts with")
     backlog_drain_ratio: Annotated[float, Field(gt=0, le=1)] | None = None
     max_staleness_seconds: Annotated[float, Field(gt=0, le=3600)] | None = None
     capacity_prior: Annotated[float, Field(gt=0, le=1e6)] | None = None

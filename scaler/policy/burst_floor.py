@@ -7,11 +7,22 @@ profile's starts, as new ones land one scale-up latency later. Deployed as minRe
 paid all run, also where the traffic never came near it again (a busy morning sized the evening;
 a tuning window's one spike sized the rest of the run). Held here, it stays whole while the
 traffic reaches the rate its last replica carries, (burstReplicas - 1) x c x u, and fades after
-the last time it did, the way a burst in the burst history does (scaler.policy.headroom): with the
-20-minute half-life of a burst that has come back (the profile says it comes), shortening towards
-5 minutes as that return fades without the traffic coming back to it (falling below half that
-rate, then reaching it again). Bursts that come back keep their floor between them; a profile the
-traffic no longer shows lets it go. Pure functions of numbers and a small frozen state.
+the last time it did, the way a burst in the burst history does (scaler.policy.headroom). It
+starts as a burst that has come back as often as the profile vouches for (`render`'s
+burstRecurrence): once for a peak minute at twice the mean rate or more, so it fades with the
+20-minute half-life of a burst that returns; not at all for a peak at the mean, a level the
+traffic was at (a busy morning, a job at full width), so it fades within 5 minutes as a burst seen
+once; in between, in between. The half-life shortens towards 5 minutes as that return fades
+without the traffic coming back to it (falling below half that rate, then reaching it again).
+Bursts that come back keep their floor between them; a profile the traffic no longer shows lets it
+go. Pure functions of numbers and a small frozen state.
+
+A profile with a burst must keep its prior: started as one seen once, recurring-bursts' floor
+faded before the run's first burst, 200 s in, which met 5 of its 7 replicas (scripts/
+decision_timeline.py --variant ours-floor-seen-once), and the tuning windows missed where the
+floor had held them (recurring-bursts, flash-crowd, consumer-scaleout, drifting-jobs). A level
+profile kept it too until stop 50, and held a busy first third's fleet for the next 20 minutes
+(day-end, shard-stragglers: docs/policy.md, "A level profile's floor fades as a burst seen once").
 """
 
 from __future__ import annotations
@@ -29,13 +40,6 @@ from scaler.policy.headroom import RETURN_SHARE, faded_returns, memory_half_life
 RATE_WINDOW_MIN_S = 15.0
 
 
-# The profile is the operator's word that bursts like it come: the floor starts as one that has come
-# back once. Starting it as one seen once, it faded before the first burst of the run (recurring-
-# bursts' first, 200 s in, met 5 of its 7 replicas: scripts/decision_timeline.py --variant
-# ours-floor-seen-once), and the tuning windows missed where the floor had held them
-# (recurring-bursts, flash-crowd, consumer-scaleout, drifting-jobs).
-PRIOR_RETURNS = 1.0
-
 
 @dataclass(frozen=True)
 class BurstFloor:
@@ -50,19 +54,21 @@ class BurstFloor:
 
 
 def observe(floor: BurstFloor, *, burst_replicas: float, now: float, rate_rps: float | None,
-            carry_rps: float) -> tuple[float, BurstFloor]:
+            carry_rps: float, recurrence: float = 1.0) -> tuple[float, BurstFloor]:
     """The replicas the floor holds now, and its next state.
 
     `rate_rps` is the arrival rate over the burst's windows (None while the history does not reach
     back that far), `carry_rps` what one replica carries at the target utilisation (0 while not
-    known: the floor is then held whole)."""
+    known: the floor is then held whole). `recurrence` (render's burstRecurrence) is the returns the
+    floor starts with: the profile's word that bursts like it come back (1), or that its peak was a
+    level the traffic was at (0: it fades as a burst seen once)."""
     if burst_replicas <= 0:
         return 0.0, floor
     dt = 0.0 if floor.last is None else max(0.0, now - floor.last)
     returns = faded_returns(floor.returns, dt)
     reached, armed = floor.reached, floor.armed
-    if reached is None:  # the operator's profile says bursts like it come: it starts as one that came back
-        reached, returns = now, PRIOR_RETURNS
+    if reached is None:  # the floor starts whole, with the returns the profile vouches for
+        reached, returns = now, recurrence
     last_replica = (burst_replicas - 1) * carry_rps
     if rate_rps is not None and rate_rps >= last_replica:
         if armed:

@@ -46,6 +46,9 @@ class PolicyConfig:
     # Replicas `render` sized for a burst like the spec's traffic profile's (0: none): held as a floor
     # on the demand while the traffic keeps reaching it, fading when it does not (burst_floor).
     burst_replicas: float = 0.0
+    # How surely bursts like the profile's come back, 0-1 (`render`'s burstRecurrence): the returns
+    # the floor starts with. 1 (unset): a burst that returns, held with the 20-minute half-life.
+    burst_recurrence: float = 1.0
     yellow_enter_ratio: float = 0.4
     yellow_exit_ratio: float = 0.3
     red_enter_ratio: float = 1.0
@@ -155,6 +158,7 @@ _KEYS = {
     "prefillTokensPerSecond": ("prefill_tps", _number(0.0, 1e9)),
     "capacityPromptTokens": ("capacity_prompt_tokens", _number(0.0, 1e9)),
     "burstReplicas": ("burst_replicas", _number(0.0, 1000.0, low_open=False)),
+    "burstRecurrence": ("burst_recurrence", _number(0.0, 1.0, low_open=False)),
     "yellowEnterRatio": ("yellow_enter_ratio", _number(0.0, 10.0)),
     "yellowExitRatio": ("yellow_exit_ratio", _number(0.0, 10.0)),
     "redEnterRatio": ("red_enter_ratio", _number(0.0, 10.0)),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from scaler.modelconfig.build import scaler_settings
 from scaler.modelconfig.runtime import metadata_of
+from scaler.policy.headroom import RETURN_SHARE, memory_half_life
 from scaler.spec import AUTO, Issue, ModelSpec, SpecError
 
 # Classes whose users wait on the first token: bursts must be absorbed by replicas already up.
@@ -42,6 +43,9 @@ class Derived:
     # Replicas up when a burst like the profile's starts (None: not sized): the scaler's burstReplicas,
     # held while the traffic reaches it (scaler.policy.burst_floor), and KEDA's fallback.
     burst_replicas: int | None
+    # How surely bursts like the profile's come back, 0-1 (None: not sized): the scaler's
+    # burstRecurrence, the returns its floor starts with (scaler.policy.burst_floor).
+    burst_recurrence: float | None
     idle_replicas: int | None  # ScaledObject idleReplicaCount: 0 when scale to zero is allowed
     max_replicas: int
     scale_up_latency: float | None  # what a scale-up pays (warm pool considered); None = learned
@@ -81,6 +85,7 @@ def derive(spec: ModelSpec, source: str = "<spec>") -> Derived:
     carry = None if capacity is None else capacity * utilization
 
     needed = _burst_replicas(spec, latency, capacity, carry, steps)
+    recurrence = None if needed is None else _burst_recurrence(spec, steps)
     if needed is not None and needed > rep.max:
         warnings.append(f"burst headroom needs {needed} replicas but replicas.max is {rep.max}: burstReplicas capped at {rep.max}")
         needed = rep.max
@@ -120,6 +125,7 @@ def derive(spec: ModelSpec, source: str = "<spec>") -> Derived:
     return Derived(
         min_replicas=min_replicas,
         burst_replicas=needed,
+        burst_recurrence=recurrence,
         idle_replicas=idle,
         max_replicas=rep.max,
         scale_up_latency=latency,
@@ -208,6 +214,16 @@ def burst_replicas(base_rps: float, peak_rps: float, growth_rps_per_s: float, la
     return (math.ceil(reach / carry_rps) if carry_rps > 0 else 0), reach
 
 
+def burst_recurrence(base_rps: float, peak_rps: float) -> float:
+    """How surely bursts like the profile's come back, 0-1: how far its peak minute stands above its
+    mean rate, against the burst history's own mark of a burst (scaler.policy.headroom: a count over
+    1 / RETURN_SHARE x what was there before). A peak at the mean is a level the traffic was at (0);
+    a peak at twice the mean or more is a burst the traffic left and came back to (1)."""
+    if base_rps <= 0:
+        return 1.0
+    return min(1.0, max(0.0, (peak_rps / base_rps - 1.0) / (1.0 / RETURN_SHARE - 1.0)))
+
+
 def request_seconds(safe_concurrency: int, capacity_rps: float) -> float:
     """A request's time in a full batch, by Little's law: the safe concurrency over the throughput."""
     return safe_concurrency / capacity_rps if capacity_rps > 0 else 0.0
@@ -222,6 +238,19 @@ def _rise_integral(start_s: float, end_s: float, growth: float, limit: float) ->
     top = limit / growth  # when the rise reaches the peak: finite, as growth x end_s > limit > 0
     lo = min(start_s, top)
     return 0.5 * growth * (top * top - lo * lo) + limit * (end_s - max(start_s, top))
+
+
+def _burst_recurrence(spec: ModelSpec, steps: list[Step]) -> float:
+    t = spec.traffic
+    recurrence = round(burst_recurrence(t.base_requests_per_second, t.peak_requests_per_second), 4)
+    steps.append(Step(
+        "burstRecurrence", _fmt(recurrence),
+        f"peak {_fmt(t.peak_requests_per_second)} req/s over base {_fmt(t.base_requests_per_second)}: 0 is a level the traffic "
+        f"was at, 1 a burst it leaves and comes back to (a peak at {_fmt(1 / RETURN_SHARE)} x the base or more); the scaler's "
+        f"floor starts with this many returns, so it fades with a half-life of "
+        f"{_fmt(round(memory_half_life(recurrence) / 60, 1))} minutes once the traffic stops reaching it",
+    ))
+    return recurrence
 
 
 def _burst_replicas(spec: ModelSpec, latency: float | None, capacity: float | None, carry: float | None,

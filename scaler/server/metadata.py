@@ -46,6 +46,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "prefillTokensPerSecond": (1.0, 10_000_000.0),
     "capacityPromptTokens": (1.0, 10_000_000.0),
     "burstReplicas": (0.0, 1000.0),  # the demand's own cap (decide.MAX_DEMAND_REPLICAS)
+    "burstRecurrence": (0.0, 1.0),
     "tpotSloSeconds": (0.001, 60.0),
     "yellowEnterRatio": (0.01, 10.0),
     "yellowExitRatio": (0.01, 10.0),

@@ -13,7 +13,8 @@ Source: this project (scaler/policy, scaler/admission, templates/keda/scaledobje
 - floor: burstReplicas as `render` derives it from the spec's traffic profile (base, peak and burst
   growth of the workload's 1-minute rate over the tuning window), scale-up latency and request
   duration (safe concurrency / capacity), in the trigger metadata as `render` puts it: the policy
-  holds it while the traffic reaches it (scaler.policy.burst_floor); minReplicaCount is the spec's
+  holds it while the traffic reaches it (scaler.policy.burst_floor), starting with the returns
+  burstRecurrence gives from the same profile's peak over its base; minReplicaCount is the spec's
   replicas.min, 1, and the fleet starts with the floor up;
 - actuation: KEDA external trigger, metricType AverageValue, target 1, value = demand, read
   fresh at each HPA sync (15 s); pollingInterval 5 (interactive); HPA behavior from
@@ -40,7 +41,7 @@ from scaler.autoscaling import HpaSpec, KedaSpec, Reading, ScalingPolicy, Scalin
 from scaler.policy import ModelState, PolicyConfig, SignalWindow, Snapshot, decide
 from scaler.policy import behavior
 from scaler.policy.decide import Decision
-from scaler.render.derive import burst_replicas, request_seconds, target_concurrency
+from scaler.render.derive import burst_recurrence, burst_replicas, request_seconds, target_concurrency
 from scaler.sim.observe import FleetView
 from scaler.sim.policies.base import Policy, PolicyContext, Refusal
 from scaler.sim.workload import traffic_profile
@@ -88,6 +89,13 @@ def replica_floor(ctx: PolicyContext, config: PolicyConfig) -> int:
     return min(max(1, needed), ctx.sizing.peak)
 
 
+def profile_recurrence(ctx: PolicyContext) -> float:
+    """burstRecurrence as `slo-scaler render` derives it (scaler.render.derive.burst_recurrence) from
+    the same profile."""
+    base, peak, _ = traffic_profile(ctx.arrivals, ctx.tune_end_s)
+    return round(burst_recurrence(base, peak), 4)
+
+
 class SloScaler(Policy):
     name = "slo-scaler"
     knob = "targetUtilization"
@@ -99,7 +107,7 @@ class SloScaler(Policy):
         super().__init__(ctx, knob_value)
         config = config or policy_config(ctx, self.knob_value)
         self.floor = replica_floor(ctx, config)
-        self.config = replace(config, burst_replicas=float(self.floor))
+        self.config = replace(config, burst_replicas=float(self.floor), burst_recurrence=profile_recurrence(ctx))
         self.window = SignalWindow(self.config.rate_window_s)
         self.model_state = ModelState()
         self.decision: Decision | None = None
