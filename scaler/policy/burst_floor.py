@@ -40,7 +40,6 @@ from scaler.policy.headroom import RETURN_SHARE, faded_returns, memory_half_life
 RATE_WINDOW_MIN_S = 15.0
 
 
-
 @dataclass(frozen=True)
 class BurstFloor:
     """When the traffic last reached the floor's last replica, and how often it came back to it."""

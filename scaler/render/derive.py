@@ -218,10 +218,11 @@ def burst_recurrence(base_rps: float, peak_rps: float) -> float:
     """How surely bursts like the profile's come back, 0-1: how far its peak minute stands above its
     mean rate, against the burst history's own mark of a burst (scaler.policy.headroom: a count over
     1 / RETURN_SHARE x what was there before). A peak at the mean is a level the traffic was at (0);
-    a peak at twice the mean or more is a burst the traffic left and came back to (1)."""
+    a peak at twice the mean or more is a burst the traffic left and came back to (1). Rounded to
+    the 4 decimals the trigger metadata carries, so the simulator holds what a cluster is sent."""
     if base_rps <= 0:
         return 1.0
-    return min(1.0, max(0.0, (peak_rps / base_rps - 1.0) / (1.0 / RETURN_SHARE - 1.0)))
+    return round(min(1.0, max(0.0, (peak_rps / base_rps - 1.0) / (1.0 / RETURN_SHARE - 1.0))), 4)
 
 
 def request_seconds(safe_concurrency: int, capacity_rps: float) -> float:
@@ -242,7 +243,7 @@ def _rise_integral(start_s: float, end_s: float, growth: float, limit: float) ->
 
 def _burst_recurrence(spec: ModelSpec, steps: list[Step]) -> float:
     t = spec.traffic
-    recurrence = round(burst_recurrence(t.base_requests_per_second, t.peak_requests_per_second), 4)
+    recurrence = burst_recurrence(t.base_requests_per_second, t.peak_requests_per_second)
     steps.append(Step(
         "burstRecurrence", _fmt(recurrence),
         f"peak {_fmt(t.peak_requests_per_second)} req/s over base {_fmt(t.base_requests_per_second)}: 0 is a level the traffic "

@@ -93,7 +93,7 @@ def profile_recurrence(ctx: PolicyContext) -> float:
     """burstRecurrence as `slo-scaler render` derives it (scaler.render.derive.burst_recurrence) from
     the same profile."""
     base, peak, _ = traffic_profile(ctx.arrivals, ctx.tune_end_s)
-    return round(burst_recurrence(base, peak), 4)
+    return burst_recurrence(base, peak)
 
 
 class SloScaler(Policy):
