@@ -6,7 +6,7 @@ from scaler.policy.config import METADATA_KEYS
 
 def test_metadata_round_trip_keeps_every_value():
     config = PolicyConfig(ttft_slo_s=1.5, tpot_slo_s=0.1, scale_up_latency_s=None, per_replica_capacity_rps=4.0, capacity_prior_rps=3.0,
-                          prefill_tps=28000.0, capacity_prompt_tokens=512.0)
+                          prefill_tps=28000.0, capacity_prompt_tokens=512.0, burst_replicas=4.0, burst_recurrence=0.25)
     assert PolicyConfig.from_metadata(config.to_metadata()) == config
     assert set(config.to_metadata()) == set(METADATA_KEYS)
 
