@@ -457,6 +457,24 @@ def test_a_clump_that_just_began_decoding_is_not_read_as_a_slow_batch():
     assert slow.state is State.RED and slow.reason == "tpot-exceeds-slo", slow.detail
 
 
+def test_a_fleet_that_wakes_after_a_silence_is_neither_stalled_nor_a_slow_batch():
+    # A replica idle for a minute (no completion in the window), then a backlog lands at once:
+    # 14 waiting, 24 running, the output tokens of their first second. rebalance-stall went RED
+    # here, first as a stalled queue (the silence had completed nothing), then as a 333 ms
+    # per-token batch (the prompts' first tokens over five seconds mostly idle).
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 74, "rate_window_s": 30.0})
+    scenario = Scenario(config)
+    scenario.hold(60, waiting=0, running=0, ready=1, completions_per_s=0, generation_tokens_total=0.0)
+    woken = scenario.tick(waiting=14, running=24, ready=1, completions_per_s=0, generation_tokens_total=60.0)
+    assert woken.state is not State.RED, woken.detail
+    assert not any(d.reason in ("queue-stalled", "tpot-exceeds-slo") for d in scenario.decisions)
+    # The same queue held for half a window with nothing completing is a stalled engine: RED.
+    stuck = scenario.hold(int(config.rate_window_s / 2), waiting=14, running=24, ready=1, completions_per_s=0,
+                          generation_tokens_total=60.0)
+    assert stuck.state is State.RED and stuck.reason == "queue-stalled", stuck.detail
+    assert scenario.decisions[-int(config.rate_window_s / 2) - 1].reason != "queue-stalled"  # not before
+
+
 def test_a_few_slow_seconds_in_a_batch_within_its_tpot_slo_over_a_decode_shed_nothing():
     # 100 running on 4 replicas, 4 completing a second: a request decodes for 25 s. At 60 ms per
     # token for 30 s, then 5 s at 150 ms (a clump's prefill chunks sharing the steps): the 5 s

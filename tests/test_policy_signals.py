@@ -128,3 +128,16 @@ def test_the_window_holds_what_its_span_needs_however_long_it_runs():
     assert len(window) == 31
     assert all(len(c.seqs) == len(c.times) == len(c.increases) == 31 for c in window._counters.values())
     assert window.rates().arrival_rps == 2.0 and window.rates().completion_rps == 1.5
+
+
+def test_busy_seconds_count_the_unbroken_run_of_work_in_flight():
+    window = SignalWindow(30.0)
+    assert window.busy_s() == 0.0  # nothing pushed
+    for t, (waiting, running) in enumerate([(0, 3), (1, 4), (0, 0), (0, 0), (5, 0), (2, 6), (0, 7)], start=1):
+        window.push(Snapshot(time=float(t), waiting=waiting, running=running, ready_replicas=1, completed_total=0.0))
+    assert window.busy_s() == 2.0  # work since t=5, after the idle snapshots at 3 and 4
+    window.push(Snapshot(time=8.0, waiting=0, running=0, ready_replicas=1, completed_total=0.0))
+    assert window.busy_s() == 0.0  # idle now
+    for t in range(9, 60):
+        window.push(Snapshot(time=float(t), waiting=1, running=2, ready_replicas=1, completed_total=0.0))
+    assert window.busy_s() == 30.0  # as far back as the window holds

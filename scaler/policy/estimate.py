@@ -51,7 +51,7 @@ class Estimate:
     pending: tuple[float, ...]  # when each replica not yet ready was asked for, oldest first
     landings: tuple[float, ...]  # seconds until each pending replica (not overdue) is ready, sorted
     drain_rps: float  # r0 = max(mu, N * c): how fast the queue starts
-    stalled: bool  # requests wait, replicas are ready, nothing completed in half a window
+    stalled: bool  # requests wait, replicas are ready, nothing completed in half a window of work
     rates_settled: bool  # half a window of history: rates from fewer seconds are noise
     notes: tuple[str, ...]
 
@@ -118,13 +118,21 @@ def estimate(config: PolicyConfig, window: SignalWindow, learned: Learned, pendi
     if len(landings) < len(pending):
         notes.append(f"{len(pending) - len(landings)} replica(s) overdue past {scale_up:.0f}s")
     drain = max(mu, ready * capacity) if capacity else mu
-    stalled = snap.waiting > 0 and ready > 0 and mu == 0 and history_s >= half_window
+    # Nothing completed while work was in flight for half a window: the silence before a fleet wakes
+    # completes nothing either (rebalance-stall: RED the second a consumer group came back).
+    busy_s = window.busy_s()
+    stalled = snap.waiting > 0 and ready > 0 and mu == 0 and busy_s >= half_window
+    # The first seconds of work after an idle spell are prompts in prefill, not a batch: their output
+    # tokens read as a slow one (rebalance-stall: 333 ms per token a second after the wake, 30 ms
+    # four seconds on). No TPOT until the work has lasted the shortest reading.
+    reads_batch = busy_s >= RECENT_S
     est = Estimate(
         time=now, waiting=snap.waiting, running=snap.running, ready=ready,
         peak_in_flight=window.peak_in_flight(snap.time - config.budget_s),
         prompt_tokens_in_flight=snap.prompt_tokens_in_flight, arrival_rps=lam, arrival_trend_rps2=trend,
-        completion_rps=mu, tpot_s=_tpot(config, snap.running, snap.prompt_tokens_in_flight, generation, generation_running),
-        decode_tpot_s=_decode_tpot(config, window, snap, mu),
+        completion_rps=mu,
+        tpot_s=_tpot(config, snap.running, snap.prompt_tokens_in_flight, generation, generation_running) if reads_batch else None,
+        decode_tpot_s=_decode_tpot(config, window, snap, mu) if reads_batch else None,
         history_s=history_s, capacity_rps=capacity, capacity_source=source, slots=slots,
         scale_up_s=scale_up, pending=pending, landings=landings, drain_rps=drain, stalled=stalled,
         rates_settled=history_s >= half_window, notes=tuple(notes),

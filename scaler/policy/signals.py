@@ -161,6 +161,18 @@ class SignalWindow:
         waiting = self._waiting
         return len(waiting) >= n and all(waiting[-i] > 0 for i in range(1, n + 1))
 
+    def busy_s(self) -> float:
+        """Seconds requests have been in flight (waiting + running) without a break, as far back as
+        the window holds; 0 with nothing in flight now. A fleet that has just woken has read nothing
+        yet: its window's silence is no stalled engine, nor its first seconds' prefill a slow batch."""
+        queued, times = self._queued, self._times
+        if not times or queued[-1] <= 0:
+            return 0.0
+        first = len(times) - 1
+        while first > 0 and queued[first - 1] > 0:
+            first -= 1
+        return times[-1] - times[first]
+
     def peak_in_flight(self, since: float) -> float:
         """The most requests in flight (waiting + running) at any snapshot at or after `since`, the
         latest always included; 0 on an empty window."""
