@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 22 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 23 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -246,7 +246,8 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
                                                     (11, 9.0, 16.0), (12, 6.0, 12.0), (13, 7.0, 13.0),
                                                     (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0),
                                                     (17, 7.0, 13.0), (18, 4.0, 11.0), (19, 7.0, 11.0),
-                                                    (20, 4.5, 10.0), (21, 4.0, 9.0), (22, 4.0, 9.0)])
+                                                    (20, 4.5, 10.0), (21, 4.0, 9.0), (22, 4.0, 9.0),
+                                                    (23, 5.5, 11.0)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -271,10 +272,10 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   16: (unseen.SET16, unseen.set16_trace, 0.1), 17: (unseen.SET17, unseen.set17_trace, 0.1),
                   18: (unseen.SET18, unseen.set18_trace, 0.1), 19: (unseen.SET19, unseen.set19_trace, 0.1),
                   20: (unseen.SET20, unseen.set20_trace, 0.1), 21: (unseen.SET21, unseen.set21_trace, 0.1),
-                  22: (unseen.SET22, unseen.set22_trace, 0.1)}
+                  22: (unseen.SET22, unseen.set22_trace, 0.1), 23: (unseen.SET23, unseen.set23_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -294,12 +295,13 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     job, Open WebUI and agent calls per 10 s for flex-windows, webui-followups and max-turns-loops, of the realised job,
     indexing and voice agent calls per 10 s for forbid-skips, graphrag-index and preemptive-turns, of the realised
     investigation, job and worker calls per 10 s for alert-groups, rollout-phases and head-of-line, of the realised
-    consumer, Job and task calls per 10 s for rebalance-stall, shard-stragglers and beat-overlap) within 5%:
+    consumer, Job and task calls per 10 s for rebalance-stall, shard-stragglers and beat-overlap, of the realised job,
+    tenant and activity calls per 10 s for retry-set-drain, replica-limits and cooldown-parking) within 5%:
     0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7,
     0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set
     12, 0.976-1.013 for set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for
     set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19, 0.991-1.028 for set 20, 0.986-1.020 for set 21,
-    0.982-1.016 for set 22."""
+    0.982-1.016 for set 22, 0.988-1.020 for set 23."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -2927,8 +2929,197 @@ def test_beat_overlap_check_rejects_a_lock_one_process_and_shuffled_requests(set
         check_beat_overlap(arrivals, times, seconds)
 
 
+def drain_outage() -> tuple[float, float]:
+    """retry-set-drain's outage for seed 0 (its generator's first draws): the ticket service down from, up again at."""
+    rng = random.Random("unseen-set23/retry-set-drain/0")
+    onset = rng.uniform(*unseen.DRAIN_ONSET_S)
+    return onset, onset + rng.uniform(*unseen.DRAIN_LENGTH_S)
+
+
+def check_retry_set_drain(arrivals: list, times: list[float], seconds: float, down: tuple[float, float]) -> None:
+    """The shape test_retry_set_drain_... asserts, on any trace; `down` is the generator's outage."""
+    begin, end = down
+    jobs = sorted(t for t, a in zip(times, arrivals) if a.prompt_tokens >= unseen.DRAIN_TEMPLATE + 100)
+    rate, lam = rate_between(jobs), unseen.DRAIN_JOBS
+    # the input's rate before the outage, and none of the jobs' calls while the ticket service is down
+    assert 0.8 * lam <= rate(20.0, begin) <= 1.2 * lam, rate(20.0, begin)
+    assert rate(begin + 10.0, end) <= 0.1 * lam, rate(begin + 10.0, end)
+    # once it is back, each failed job at its next attempt: first those that failed last, several classes at once ...
+    assert rate(end, end + 30.0) >= 2.0 * lam, rate(end, end + 30.0)
+    # ... then, minutes later, those whose fifth attempt comes 271-316 s after their fourth: twice the input's rate ...
+    assert 1.4 * lam <= rate(end + 150.0, end + 270.0) <= 2.6 * lam, rate(end + 150.0, end + 270.0)
+    # ... and the input's rate again once the last is back, the calls the outage took all made up
+    assert 0.8 * lam <= rate(end + 330.0, seconds) <= 1.25 * lam, rate(end + 330.0, seconds)
+    back = (rate(end, end + 330.0) - lam) * 330.0 / (lam * (end - begin))
+    assert 0.85 <= back <= 1.15, back
+
+
+def test_retry_set_drain_makes_up_the_outage_over_five_minutes_on_sidekiqs_schedule(set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus Sidekiq jobs enqueued at 2.5 a second, on 8
+    processes of 5 threads (Sidekiq 7's default concurrency), each fetching a ticket and then calling the model; the
+    ticket service down from minute 2.5-4.5 for 5.5-7.5 minutes, a failed job retried at Sidekiq's default (count**4) +
+    15 s plus rand(10) * (count + 1) s, moved back to its queue at the scheduler's next poll. On seeds 0-15: the jobs'
+    calls at 0.91-1.07x the 2.5 a second before the outage and at most 0.03x during it (other prompts of 3,300 tokens or
+    more); after it, the first 30 s at 2.2-5.3x, 150-270 s after it 1.62-2.15x, from 330 s after it 0.91-1.06x; the
+    calls above the input's within 330 s of its end 0.93-1.06 of the outage's. It finds the jobs' calls by their
+    prompts and takes the outage from the generator; it does not check the retries one by one, the poll times, nor the
+    lengths. Look-alikes it rejects (test_retry_set_drain_check_rejects_...): a sidekiq_retry_in of 10 s, two retries
+    at most, and the requests at other times."""
+    arrivals = set_arrivals(23)["retry-set-drain.csv"]
+    times, seconds, _ = shifted("retry-set-drain", arrivals, unseen.set23_trace)
+    check_retry_set_drain(arrivals, times, seconds, drain_outage())
+
+
+@pytest.mark.parametrize("look_alike", ["ten-seconds", "two-retries", "moved"])
+def test_retry_set_drain_check_rejects_a_fixed_delay_fewer_retries_and_moved_times(set_arrivals, monkeypatch,
+                                                                                    look_alike):
+    """The same generator with a sidekiq_retry_in block returning 10 s (Sidekiq still adds its jitter: the jobs come
+    back within a minute or two and the pool's backlog is gone before the fifth attempts would be due: fails the
+    minutes at twice the rate) or with retry: 2 (a job failing a third time goes to the dead set: fails the making up),
+    and the trace's requests moved to uniformly random times (fails the outage's silence): each fails the check, on
+    seeds 0-15 too (checked while writing it)."""
+    if look_alike == "moved":
+        arrivals = set_arrivals(23)["retry-set-drain.csv"]
+        times, seconds, _ = shifted("retry-set-drain", arrivals, unseen.set23_trace)
+        times = sorted(random.Random("look-alikes/retry-set-drain").uniform(0.0, seconds) for _ in times)
+    else:
+        patches = {"ten-seconds": ("drain_delay", lambda rng, count: 10 + rng.randrange(10) * (count + 1)),
+                   "two-retries": ("DRAIN_MAX_RETRIES", 2)}
+        monkeypatch.setattr(unseen, *patches[look_alike])
+        rows, seconds, _ = unseen.set23_trace("retry-set-drain", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_retry_set_drain(arrivals, times, seconds, drain_outage())
+
+
+def limit_pods() -> list[tuple[float, float]]:
+    """replica-limits' ingress pods for seed 0 (its generator's first draws), each (Ready, removed)."""
+    return unseen.limit_pods(random.Random("unseen-set23/replica-limits/0"), 1200.0)
+
+
+def check_replica_limits(arrivals: list, times: list[float], seconds: float, pods: list[tuple[float, float]]) -> None:
+    """The shape test_replica_limits_... asserts, on any trace; `pods` are the generator's ingress pods."""
+    tenant = sorted(t for t, a in zip(times, arrivals) if a.prompt_tokens >= unseen.LIMIT_TEMPLATE + 100)
+    rate = rate_between(tenant)
+    edges = sorted({0.0, seconds} | {x for pod in pods for x in pod if 0.0 < x < seconds})
+    ratios, levels, spread, total = [], set(), 0.0, 0
+    for a, b in zip(edges, edges[1:]):
+        ready = sum(1 for up, gone in pods if up <= a < gone)
+        if b - a < 40.0:
+            continue
+        # over each stretch with one count of Ready pods, the tenant's calls at that count times the limit ...
+        ratios.append(rate(a + 10.0, b) / (ready * unseen.LIMIT_RPS))
+        levels.add(ready)
+        # ... paced by the pods' leaky buckets, not Poisson
+        per_s = counts([t - a - 10.0 for t in tenant if a + 10.0 <= t < b], 1.0, b - a - 10.0)
+        mean = statistics.fmean(per_s)
+        spread += sum((n - mean) ** 2 for n in per_s)
+        total += sum(per_s)
+    assert 0.92 <= min(ratios) and max(ratios) <= 1.08, ratios
+    assert len(levels) >= 3, levels
+    assert spread / total <= 0.5, spread / total
+    # a new pod's empty bucket lets a burst through before its pace
+    bursts = [bisect.bisect_left(tenant, up + 2.0) - bisect.bisect_left(tenant, up)
+              - 2.0 * unseen.LIMIT_RPS * sum(1 for other, gone in pods if other < up < gone)
+              for up, _ in pods if 0.0 < up < seconds - 2.0]
+    assert bursts and statistics.fmean(bursts) >= 3.0, bursts
+
+
+def test_replica_limits_pass_the_tenant_at_its_limit_times_the_ingress_pods(set_arrivals):
+    """4 req/s of users (the conversation trace's lengths) plus a tenant's job from one address, its attempts at 25 a
+    second, through an ingress whose pods each keep their own limit_req bucket (limit-rps 1, burst 5, nodelay), the
+    pods (1-11) under the HPA's defaults on the site's load, which a campaign lifts from minute 2-5. On seeds 0-15: 3-4
+    pods at the start, 5-9 at the peak; the tenant's calls at 0.988-1.029x the Ready pods' limits over every stretch of
+    40 s or more (from 10 s into it), in 3-5 levels, their 1 s counts of dispersion 0.09-0.35; a new pod 4.5-7.0 calls
+    above the pace in its first 2 s (a trace's mean). It finds the tenant's calls by their prompts and takes the pods
+    from the generator; it does not check the HPA's decisions nor the lengths. Look-alikes it rejects
+    (test_replica_limits_check_rejects_...): one bucket shared by the pods, no limit, and the requests at other
+    times."""
+    arrivals = set_arrivals(23)["replica-limits.csv"]
+    times, seconds, _ = shifted("replica-limits", arrivals, unseen.set23_trace)
+    check_replica_limits(arrivals, times, seconds, limit_pods())
+
+
+@pytest.mark.parametrize("look_alike", ["shared", "unlimited", "moved"])
+def test_replica_limits_check_rejects_a_shared_limit_no_limit_and_moved_times(set_arrivals, monkeypatch, look_alike):
+    """The same generator with one bucket for all the pods (a shared counter, as a global rate limit keeps: fails the
+    levels) or without a limit (the tenant's attempts all through: fails the levels and the pace), and the trace's
+    requests moved to uniformly random times (fails the pace): each fails the check, on seeds 0-15 too (checked while
+    writing it)."""
+    if look_alike == "moved":
+        arrivals = set_arrivals(23)["replica-limits.csv"]
+        times, seconds, _ = shifted("replica-limits", arrivals, unseen.set23_trace)
+        times = sorted(random.Random("look-alikes/replica-limits").uniform(0.0, seconds) for _ in times)
+    else:
+        patches = {"shared": ("LIMIT_SHARED", True), "unlimited": ("LIMIT_RPS", 1000.0)}
+        with monkeypatch.context() as patch:  # the check reads limit-rps: keep it out of the patch
+            patch.setattr(unseen, *patches[look_alike])
+            rows, seconds, _ = unseen.set23_trace("replica-limits", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_replica_limits(arrivals, times, seconds, limit_pods())
+
+
+def check_cooldown_parking(arrivals: list, times: list[float], seconds: float) -> None:
+    """The shape test_cooldown_parking_... asserts, on any trace."""
+    calls = sorted(t for t, a in zip(times, arrivals) if a.prompt_tokens >= unseen.PARK_TEMPLATE + 100)
+    lam, per_10s = unseen.PARK_WORKFLOWS, counts(calls, 10.0, seconds)
+    gaps, k = [], 0  # (start, end, the calls in the 20 s after): 30 s or more of 10 s with at most one call
+    while k < len(per_10s):
+        j = k
+        while j < len(per_10s) and per_10s[j] <= 1:
+            j += 1
+        if j - k >= 3 and j < len(per_10s) - 1:
+            gaps.append((10.0 * k, 10.0 * j, per_10s[j] + per_10s[j + 1]))
+        k = max(j, k + 1)
+    # the worker parked and started again: gaps of a poll and a pod's start, each ended by the backlog at once ...
+    assert len(gaps) >= 2, gaps
+    assert all(30.0 <= end - start <= 150.0 for start, end, _ in gaps), gaps
+    assert all(n >= 0.7 * lam * (end - start) for start, end, n in gaps), gaps
+    # ... a cooldown and more apart, the input's rate between them
+    starts = [start for start, _, _ in gaps]
+    assert all(b - a >= 320.0 for a, b in zip(starts, starts[1:])), starts
+    rate = rate_between(calls)
+    between = [rate(end + 20.0, start) / lam for (_, end, _), (start, _, _) in zip(gaps, gaps[1:])]
+    assert all(0.85 <= r <= 1.15 for r in between), between
+
+
+def test_cooldown_parking_parks_a_keeping_up_worker_every_cooldown_and_releases_its_backlog_at_once(set_arrivals):
+    """4 req/s of other traffic (the conversation trace's lengths) plus a Temporal worker's activities, one model call
+    a workflow, workflows at 2.4 a second; KEDA's temporal scaler at its defaults (a poll every 30 s, active on any
+    backlog, cooldownPeriod 300 s, minReplicaCount 0) sees a backlog only while no worker is up (and at 1% of the other
+    polls), so it scales the worker to zero every cooldown and back at the next poll, Ready 40 s later (lognormal), the
+    backlog taken at 150 a second. On seeds 0-15: 2-3 parkings, 330-390 s apart (420-780 where a poll found a task by
+    chance); 51-116 s from each to the new worker, then 126-296 calls within 3 s; between, 0.91-1.09x the 2.4 a
+    second. It finds the workflows' calls by their prompts; it does not check the poll times, the gaps' starts nor the
+    lengths. Look-alikes it rejects (test_cooldown_parking_check_rejects_...): minReplicaCount 1, a cooldownPeriod of
+    60 s, and the requests at other times."""
+    arrivals = set_arrivals(23)["cooldown-parking.csv"]
+    times, seconds, _ = shifted("cooldown-parking", arrivals, unseen.set23_trace)
+    check_cooldown_parking(arrivals, times, seconds)
+
+
+@pytest.mark.parametrize("look_alike", ["floor", "one-minute", "moved"])
+def test_cooldown_parking_check_rejects_a_replica_floor_a_short_cooldown_and_moved_times(set_arrivals, monkeypatch,
+                                                                                        look_alike):
+    """The same generator with minReplicaCount 1 (the worker never parked: fails the gaps) or a cooldownPeriod of 60 s
+    (parked every one to two minutes: fails the spacing), and the trace's requests moved to uniformly random times (no
+    gap): each fails the check, on seeds 0-15 too (checked while writing it)."""
+    if look_alike == "moved":
+        arrivals = set_arrivals(23)["cooldown-parking.csv"]
+        times, seconds, _ = shifted("cooldown-parking", arrivals, unseen.set23_trace)
+        times = sorted(random.Random("look-alikes/cooldown-parking").uniform(0.0, seconds) for _ in times)
+    else:
+        patches = {"floor": ("PARK_MIN_REPLICAS", 1), "one-minute": ("PARK_COOLDOWN_S", 60.0)}
+        monkeypatch.setattr(unseen, *patches[look_alike])
+        rows, seconds, _ = unseen.set23_trace("cooldown-parking", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_cooldown_parking(arrivals, times, seconds)
+
+
 @pytest.mark.parametrize("args, option", [
-    (["--set", "23"], "--set"),
+    (["--set", "24"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
