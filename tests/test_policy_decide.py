@@ -603,6 +603,43 @@ def test_a_burst_seen_once_fades_in_minutes_and_one_that_came_back_is_kept_for_t
     assert history.peak(5.0) == pytest.approx(300 * 0.5 ** (375 / headroom.ONCE_HALF_LIFE_S), rel=0.01)
 
 
+def test_a_burst_that_builds_over_several_ticks_past_the_one_that_came_back_is_seen_once():
+    # 10 req/s with a 5 s peak of 60 that came back (70 s at 1 req/s between): the 20-minute memory.
+    # Then a burst that grows by 40% a second to 5x that peak, never twice the peak of the tick
+    # before (outage-retry's retries kept the returns of the noise before them this way).
+    def history_after(counts):
+        peak = headroom.Peak(5.0)
+        for count in counts:
+            peak = peak.observe(count, 1.0, 60.0)
+        return peak
+
+    came_back = [50.0] * 5 + [60.0] * 3 + [5.0] * 70 + [60.0] * 3 + [50.0] * 20
+    assert history_after(came_back).half_life() > 0.98 * headroom.HISTORY_HALF_LIFE_S
+    rising = [60.0 * 1.4 ** i for i in range(1, 6)]  # 84 ... 323, then back to 50
+    built = history_after(came_back + rising + [50.0] * 20)
+    assert built.count == pytest.approx(max(rising) * 0.5 ** (20 / headroom.ONCE_HALF_LIFE_S), rel=0.01)
+    assert built.returns == 0.0
+    assert built.half_life() == headroom.ONCE_HALF_LIFE_S
+    # The same climb to under twice the peak that came back is that burst, still remembered.
+    kept = history_after(came_back + [75.0, 85.0, 95.0] + [50.0] * 20)  # under twice 60, decayed to 50
+    assert kept.returns > 0.9 and kept.half_life() > 0.9 * headroom.HISTORY_HALF_LIFE_S
+
+
+def test_waves_closer_than_a_scale_up_latency_are_one_burst():
+    # Three waves of 300 in 5 s, 30 s apart, at 1 req/s between, then the same burst 4 minutes on.
+    def peak_at(bursts_at, until):
+        peak, window = headroom.Peak(5.0), []
+        for t in range(until):
+            window = (window + [60.0 if any(b <= t < b + 5 for b in bursts_at) else 1.0])[-5:]
+            peak = peak.observe(sum(window), 1.0, 60.0)
+        return peak
+
+    waves = peak_at([20, 55, 90], 130)
+    assert waves.returns == 0.0 and waves.half_life() == headroom.ONCE_HALF_LIFE_S
+    again = peak_at([20, 55, 90, 330], 370)  # below half for 235 s before it: it came back
+    assert again.returns == pytest.approx(1.0, abs=0.05) and again.half_life() > 0.95 * headroom.HISTORY_HALF_LIFE_S
+
+
 def test_a_remembered_burst_keeps_demand_but_not_activity_once_nothing_arrives():
     # 300 requests in 5 s on 2 replicas, then nothing for a rate window: the burst history still
     # asks for replicas (it decays over 20 minutes and never reaches zero), but there is no work,

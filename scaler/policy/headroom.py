@@ -23,8 +23,10 @@ the P tokens already in flight before the burst's last request has waited out th
 A_w (T_w) is the largest count of arrivals (prompt tokens) seen in any w seconds, forgotten with a half-life,
 so a model learns its own burstiness online and lets go of one it no longer shows. The half-life
 is learned too: a burst seen once fades within minutes (ONCE_HALF_LIFE_S), and one that has come
-back, at least RETURN_SHARE of its size after the count had fallen below that, is kept with
-HISTORY_HALF_LIFE_S (`Peak`). The same marks give the trend over the scale-up horizon, whose halves are long
+back, at least RETURN_SHARE of its size after the count had stayed below that for a scale-up
+latency, is kept with HISTORY_HALF_LIFE_S (`Peak`). Waves closer than that are one burst (the
+capacity the first asked for is still up), and a burst more than 1 / RETURN_SHARE the size of the
+one that came back is a new one, seen once, however many ticks it takes to build. The same marks give the trend over the scale-up horizon, whose halves are long
 enough for a rise from a low rate to stand out of the noise before the capacity it needs is late
 (`trend`). Pure functions of numbers and a small frozen state.
 """
@@ -76,23 +78,37 @@ class Peak:
     window_s: float
     count: float = 0.0
     returns: float = 0.0  # times a burst came back to RETURN_SHARE of the peak, decayed with HISTORY_HALF_LIFE_S
-    armed: bool = False  # the count fell below RETURN_SHARE of the peak since it last came back
+    size: float = 0.0  # the burst the returns were counted on (0: none seen yet), decayed as the peak is
+    rising: float | None = None  # the largest count of the burst under way (None: below RETURN_SHARE of the peak)
+    below_s: float = 0.0  # how long the count has stayed below RETURN_SHARE of the peak
 
     def half_life(self) -> float:
         return memory_half_life(self.returns)
 
-    def observe(self, count: float | None, dt: float) -> Peak:
+    def observe(self, count: float | None, dt: float, gap_s: float) -> Peak:
+        """The peak after `dt` seconds more, with the count over its window now (None: not known
+        yet). A burst returns when the count comes back to RETURN_SHARE of the peak after staying
+        below it for `gap_s`; one whose largest count, once it is over, is more than 1 / RETURN_SHARE
+        the size the returns were counted on was a new one, seen once.
+
+        Judged tick by tick against the peak, a burst that builds over several ticks grew it by
+        less than twice a tick and kept the returns of the noise before it (outage-retry's
+        retries, 5x the 5 s prompt-token peak, kept 14 returns and the 20-minute half-life), and
+        one that comes back in waves seconds apart counted each wave as a return."""
         returns = faded_returns(self.returns, dt)
-        kept = self.count * 0.5 ** (dt / self.half_life())
+        decay = 0.5 ** (dt / self.half_life())
+        kept, size = self.count * decay, self.size * decay
         if count is None:
-            return Peak(self.window_s, kept, returns, self.armed)
-        if count * RETURN_SHARE > kept:  # more than any burst remembered: a new one, seen once
-            return Peak(self.window_s, count, 0.0, False)
-        if count < RETURN_SHARE * kept:
-            return Peak(self.window_s, kept, returns, True)
-        if self.armed:  # back from below: the burst returned
-            returns += 1.0
-        return Peak(self.window_s, max(count, kept), returns, False)
+            return Peak(self.window_s, kept, returns, size, self.rising, self.below_s)
+        if count >= RETURN_SHARE * kept:  # a burst under way
+            if self.rising is None and size > 0 and self.below_s >= gap_s:  # back from below: it returned
+                returns += 1.0
+            return Peak(self.window_s, max(count, kept), returns, size, max(count, self.rising or 0.0))
+        if self.rising is None:
+            return Peak(self.window_s, kept, returns, size, None, self.below_s + dt)
+        if self.rising * RETURN_SHARE > size:  # the burst just over outgrew the one that came back
+            return Peak(self.window_s, kept, 0.0, self.rising)
+        return Peak(self.window_s, kept, returns, max(size, self.rising))
 
 
 @dataclass(frozen=True)
@@ -132,7 +148,7 @@ def observe(history: BurstHistory, now: float, arrivals_total: float | None, arr
     if not marks or now - marks[-1][0] >= MARK_SPACING_S:
         marks.append((now, arrived))
     old = {p.window_s: p for p in history.peaks}
-    peaks = tuple(old.get(w, Peak(w)).observe(_count_since(marks, now - w, arrived), dt) for w in grid)
+    peaks = tuple(old.get(w, Peak(w)).observe(_count_since(marks, now - w, arrived), dt, scale_up_s) for w in grid)
     return BurstHistory(tuple(marks), peaks, arrived, now)
 
 
