@@ -45,7 +45,8 @@ DECISION_GAUGES = (
      f"(vllm:prompt_tokens_total, plus the RLS's refusals at the mean prompt; {ONCE_HALF_LIFE_S / 60:g}-minute "
      f"half-life while seen once, {HISTORY_HALF_LIFE_S / 60:g} minutes once one has come back).", lambda d: d.prefill_burst),
     ("burst_half_life_seconds", f"Half-life of the burst that sets the need: {ONCE_HALF_LIFE_S:g} while it has been "
-     f"seen once, up to {HISTORY_HALF_LIFE_S:g} once one at least half its size has come back (0 when no burst sets it).",
+     f"seen once, up to {HISTORY_HALF_LIFE_S:g} once one at least half its size has come back after a scale-up "
+     "latency below half of it (0 when no burst sets it).",
      lambda d: d.burst_half_life_s),
     ("burst_floor_replicas", "Replicas render's burst floor (burstReplicas) holds now: whole while the traffic "
      f"reaches the rate of its last replica, then fading with a half-life of up to {HISTORY_HALF_LIFE_S:g} s "
