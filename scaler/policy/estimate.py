@@ -123,8 +123,8 @@ def estimate(config: PolicyConfig, window: SignalWindow, learned: Learned, pendi
     busy_s = window.busy_s()
     stalled = snap.waiting > 0 and ready > 0 and mu == 0 and busy_s >= half_window
     # The first seconds of work after an idle spell are prompts in prefill, not a batch: their output
-    # tokens read as a slow one (rebalance-stall: 333 ms per token a second after the wake, 30 ms
-    # four seconds on). No TPOT until the work has lasted the shortest reading.
+    # tokens read as a slow one (rebalance-stall: 333 ms per token a second after the wake, 29 ms a
+    # second later). No TPOT until the work has lasted the shortest reading.
     reads_batch = busy_s >= RECENT_S
     est = Estimate(
         time=now, waiting=snap.waiting, running=snap.running, ready=ready,

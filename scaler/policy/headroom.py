@@ -26,9 +26,10 @@ is learned too: a burst seen once fades within minutes (ONCE_HALF_LIFE_S), and o
 back, at least RETURN_SHARE of its size after the count had stayed below that for a scale-up
 latency, is kept with HISTORY_HALF_LIFE_S (`Peak`). Waves closer than that are one burst (the
 capacity the first asked for is still up), and a burst more than 1 / RETURN_SHARE the size of the
-one that came back is a new one, seen once, however many ticks it takes to build. The same marks give the trend over the scale-up horizon, whose halves are long
-enough for a rise from a low rate to stand out of the noise before the capacity it needs is late
-(`trend`). Pure functions of numbers and a small frozen state.
+one that came back is a new one, seen once, however many ticks it takes to build. The same marks
+give the trend over the scale-up horizon, whose halves are long enough for a rise from a low rate
+to stand out of the noise before the capacity it needs is late (`trend`). Pure functions of
+numbers and a small frozen state.
 """
 
 from __future__ import annotations
