@@ -124,8 +124,9 @@ def estimate(config: PolicyConfig, window: SignalWindow, learned: Learned, pendi
     stalled = snap.waiting > 0 and ready > 0 and mu == 0 and busy_s >= half_window
     # The first seconds of work after an idle spell are prompts in prefill, not a batch: their output
     # tokens read as a slow one (rebalance-stall: 333 ms per token a second after the wake, 29 ms a
-    # second later). No TPOT until the work has lasted the shortest reading.
-    reads_batch = busy_s >= RECENT_S
+    # second later). No TPOT until the work has lasted the shortest reading, or the whole window
+    # where it holds less (a rate window under RECENT_S).
+    reads_batch = busy_s >= min(RECENT_S, window.span_s)
     est = Estimate(
         time=now, waiting=snap.waiting, running=snap.running, ready=ready,
         peak_in_flight=window.peak_in_flight(snap.time - config.budget_s),
