@@ -382,9 +382,13 @@ def start_emulator_fleet(workdir: Path, *extra_args: str, replicas: int = 2, max
         if proc.poll() is not None:
             pytest.fail(f"emulator exited with {proc.returncode}: {log.read_text()[-2000:]}")
         path = "/health" if replicas else "/fleet"
-        return http_get(fleet.url + path, timeout=1.0)[0] == 200
+        if http_get(fleet.url + path, timeout=1.0)[0] != 200:
+            return False
+        # Each replica also listens on its own port (the scrape targets): the front door can answer
+        # first, and a test that scrapes a replica at once read "connection refused" (a flake).
+        return all(http_get(f"{fleet.replica_url(i)}/metrics", timeout=1.0)[0] == 200 for i in range(1, replicas + 1))
 
-    poll_until(up, timeout, "the emulator's front door")
+    poll_until(up, timeout, "the emulator's front door and its replicas' ports")
     return fleet
 
 
