@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from scaler.autoscaling import KedaSpec, KedaState
 from scaler.autoscaling.hpa import DEFAULT_SYNC_PERIOD_S
@@ -10,7 +11,7 @@ from scaler.sim.calibrate import Calibration
 from scaler.sim.clocks import Every, Phases
 from scaler.sim.observe import FleetView
 from scaler.sim.setup import Setup
-from scaler.sim.workload import Sizing
+from scaler.sim.workload import Sizing, traffic_profile
 from scaler.workloads import Arrival
 
 
@@ -23,6 +24,13 @@ class PolicyContext:
     seed: int
     phases: Phases = Phases()  # where each periodic clock ticks (all at 0 unless the bench draws them)
     tune_end_s: float | None = None  # end of the tuning window: what an operator has seen before deploying
+
+    @cached_property
+    def profile(self) -> tuple[float, float, float]:
+        """The traffic profile an operator would write from the tuning window (base, peak, burst
+        growth: scaler.sim.workload.traffic_profile), read once per context: every knob value and
+        variant of ours sizes its floor and its recurrence from it."""
+        return traffic_profile(self.arrivals, self.tune_end_s)
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,6 @@ from scaler.policy.decide import Decision
 from scaler.render.derive import burst_recurrence, burst_replicas, request_seconds, target_concurrency
 from scaler.sim.observe import FleetView
 from scaler.sim.policies.base import Policy, PolicyContext, Refusal
-from scaler.sim.workload import traffic_profile
 from scaler.spec.model import Replicas
 from scaler.sources.vllm import tpot_over
 
@@ -82,7 +81,7 @@ def policy_config(ctx: PolicyContext, target_utilization: float = TARGET_UTILIZA
 def replica_floor(ctx: PolicyContext, config: PolicyConfig) -> int:
     """burstReplicas as `slo-scaler render` derives it (scaler.render.derive.burst_replicas) from the
     traffic profile an operator would write for this workload (measured on the tuning window)."""
-    base, peak, growth = traffic_profile(ctx.arrivals, ctx.tune_end_s)
+    base, peak, growth = ctx.profile
     carry = config.per_replica_capacity_rps * config.target_utilization
     request_s = request_seconds(ctx.calibration.safe_concurrency, config.per_replica_capacity_rps)
     needed, _ = burst_replicas(base, peak, growth, config.scale_up_latency_s, carry, request_s)
@@ -92,7 +91,7 @@ def replica_floor(ctx: PolicyContext, config: PolicyConfig) -> int:
 def profile_recurrence(ctx: PolicyContext) -> float:
     """burstRecurrence as `slo-scaler render` derives it (scaler.render.derive.burst_recurrence) from
     the same profile."""
-    base, peak, _ = traffic_profile(ctx.arrivals, ctx.tune_end_s)
+    base, peak, _ = ctx.profile
     return burst_recurrence(base, peak)
 
 
