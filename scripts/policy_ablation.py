@@ -374,24 +374,27 @@ class FloorOne(Variant):
         return self.ctx.sizing.initial
 
 
-class FloorSeenOnce(Variant):
+class _FloorRecurrence(Variant):
+    """`render`'s floor starting with `recurrence` returns, whatever the profile's burstRecurrence."""
+    recurrence: float
+
+    def __init__(self, ctx, knob_value=None):
+        super().__init__(ctx, knob_value)
+        self.config = replace(self.config, burst_recurrence=self.recurrence)
+
+
+class FloorSeenOnce(_FloorRecurrence):
     """`render`'s floor starting as a burst seen once: it fades with the 5-minute half-life until the
     traffic comes back to it (stop 48's first sweep)."""
     name = "ours-floor-seen-once"
-
-    def __init__(self, ctx, knob_value=None):
-        super().__init__(ctx, knob_value)
-        self.config = replace(self.config, burst_recurrence=0.0)
+    recurrence = 0.0
 
 
-class FloorAlwaysReturns(Variant):
+class FloorAlwaysReturns(_FloorRecurrence):
     """`render`'s floor starting as a burst that has come back, whatever the profile (to stop 49):
     a level profile's floor fades with the 20-minute half-life too."""
     name = "ours-floor-always-returns"
-
-    def __init__(self, ctx, knob_value=None):
-        super().__init__(ctx, knob_value)
-        self.config = replace(self.config, burst_recurrence=1.0)
+    recurrence = 1.0
 
 
 class FloorRateOverAMinute(Variant):
