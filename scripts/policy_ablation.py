@@ -120,7 +120,7 @@ from scaler.sim import calibrate, policies  # noqa: E402
 from scaler.sim.policies.slo_scaler import SloScaler, policy_config, replica_floor  # noqa: E402
 from scaler.sim.setup import Setup  # noqa: E402
 from scaler.sim.sweep import context, run_point  # noqa: E402
-from scaler.sim.workload import WORKLOADS, build, trace_file, traffic_profile  # noqa: E402
+from scaler.sim.workload import WORKLOADS, build, trace_file  # noqa: E402
 
 decide_module = importlib.import_module("scaler.policy.decide")  # the module, not the function
 estimate_module = importlib.import_module("scaler.policy.estimate")
@@ -618,7 +618,7 @@ def main() -> None:
             start, seconds = args.silence
             print(f"{name}: silenced from {start:g} s for {seconds:g} s (no arrival), then its traffic as it was", flush=True)
         contexts = [context(_BUILT[(name, seed)], setup, seed) for seed in seeds]
-        base, peak, growth = traffic_profile(contexts[0].arrivals, contexts[0].tune_end_s)
+        base, peak, growth = contexts[0].profile
         print(f"{name}: render's floor per seed at targetUtilization {args.knob or 'default'}: "
               f"{[floor_at(ctx, args.knob) for ctx in contexts]} (first seed's traffic profile: base {base:.2f} "
               f"req/s, 1-minute peak {peak:.2f}, growth {growth:.3f} req/s per s)", flush=True)
