@@ -53,7 +53,7 @@ class BurstFloor:
 
 
 def observe(floor: BurstFloor, *, burst_replicas: float, now: float, rate_rps: float | None,
-            carry_rps: float, recurrence: float = 1.0) -> tuple[float, BurstFloor]:
+            carry_rps: float, recurrence: float) -> tuple[float, BurstFloor]:
     """The replicas the floor holds now, and its next state.
 
     `rate_rps` is the arrival rate over the burst's windows (None while the history does not reach
