@@ -1705,9 +1705,105 @@ excerpts: pulses a poll apart, close to micro-batches and cron-minutes). Nothing
   pauses a caller at irregular times, here a healthy consumer is switched off on a clock its autoscaler's cooldown sets,
   and each time its input comes back in one burst.
 
+Set 24 (`--set 24`): three more shapes, 20 minutes each, chosen from the source and documentation of a caching reverse
+proxy (nginx's proxy cache), of an LLM gateway and the rollout that replaces its replicas (LiteLLM's caches,
+Kubernetes' Deployments) and of the autoscaler that sizes a CPU-bound stage in front of the model (Kubernetes' HPA, as
+the project's scaler.autoscaling.hpa computes it), without running any policy on them or reading any policy's result
+(nor any results file; of docs/simulator.md only set 23's paragraph was read, in the diff of commit 1b6113b, whose
+context lines also showed the last three lines of set 22's scoring; nothing else of it); the set is held out, designed
+blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session, through a search of stored copies: the
+pages and files cited below, in excerpts or whole as said; also seen and not used: thundering herds of clients
+reconnecting after a server's deploy (firezone/firezone issue 11493, mattermost/mattermost-webapp pull request 10960,
+elastic/elastic-agent pull request 13874, whose agents all retry 30-90 s after a Fleet Server deployment; read in
+excerpts: reconnections, not model calls) and fleetdm/fleet issue 3271 (hosts refreshed after an outage "expire again at
+a similar time", echoes every interval; read in an excerpt: the echo cache-stampede takes from nginx). Set 14 set aside
+synchronised cache expiry as a blip of one request per popular query; that holds for a cache that lets one request
+refresh an entry, not for nginx's defaults, under which every view of an expired entry reaches the model until a reply
+is cached. Nothing here is cited from memory.
+
+- `cache-stampede.csv` (~9.4 requests/s; 9.27-9.48 on seeds 0-15): product pages that fetch an LLM-written summary of
+  their reviews through an nginx cache, emptied by a release: every view goes to the model until the first replies are
+  cached, then the popular products' entries, all filled within seconds, expire together a TTL later, and each sends on
+  every view that comes while its refresh is under way, a stampede of identical prompts, and again a TTL after that. In
+  nginx's file cache a request that finds its entry expired marks it updating and goes to the upstream, and a request
+  that finds it updating gets NGX_HTTP_CACHE_UPDATING, which is served stale only with proxy_cache_use_stale updating;
+  the cache lock is taken only for an entry not in the cache (ngx_http_file_cache_open, _read and _lock in
+  src/http/ngx_http_file_cache.c, in a copy, read in part); proxy_cache_lock and proxy_cache_use_stale are off by
+  default, proxy_cache_lock_timeout 5 s (kancloud.cn's notes on ngx_http_proxy_module, in Chinese, read in an excerpt;
+  madhur.co.in, "default value of proxy_cache_use_stale is off", read in an excerpt); "Currently all requests which
+  found that a cached response expired are proxied to backend" (Igor Sysoev on the nginx mailing list, June 2009, as
+  quoted in a reply, read in an excerpt); "nginx changes status of expired cache items to UPDATING ... Combine this with
+  proxy_cache_use_stale updating and dogpiling shouldn't be a problem" (Piotr Sikora, same list, March 2010); expired
+  items refreshed through a cache level "generate bursts of 15 to 50 requests" (a user on the same list, 2015); all
+  read in excerpts. Here: other traffic Poisson at 3 requests/s with the conversation trace's lengths; product pages
+  viewed Poisson at 40 a second, the product drawn by Zipf popularity (exponent 1) over 3,000 products, each page's
+  summary a GET through the cache (proxy_cache_valid 200 5m), a product's prompt fixed (instructions, 3,000 tokens, and
+  its reviews, lognormal, median 1,500, sigma 0.4), a summary lognormal, median 220 tokens (sigma 0.3), drawn anew each
+  call, a call taking 0.3 s plus its prompt at 8,000 tokens/s and its output at 45 tokens/s, times a lognormal factor
+  (sigma 0.2), its reply cached when it completes (each completion restarting the entry's 5 minutes); the cache at
+  random ages before the trace, each entry held with the odds a steady cache would hold it, and emptied (a release changing
+  the cache key) at a seeded time in minutes 2-4 (all ours but nginx's behaviour). The most popular product is viewed
+  ~4.7 times a second, so its expiry sends ~27 calls in the ~6 s of its refresh. On seeds 0-15: the summaries at
+  0.13-0.15 of the views before the purge, 16-25% of them sharing their prompt with a call within 10 s; the 10 s after
+  it at 0.76-0.85 of the views; from 200 s after it to the TTL 0.54-0.66x the rate before (every entry fresh); the
+  busiest 20 s of stampedes 306-311 s after the purge (1.95-3.76x the stampede calls of the busiest 40 s before it) and
+  616-627 s after it. Where cron-minutes and micro-batches fire on a clock and lockstep-echoes' clients echo a stall,
+  here the echoes are a cache's TTL plus a reply's time, and each is made of the same few prompts sent many times over.
+- `cold-replicas.csv` (~4.6 requests/s; 4.42-4.67 on seeds 0-15): an assistant's suggested questions answered through
+  LiteLLM gateway replicas that each keep their own in-memory response cache, through a rolling update of the gateway:
+  each new replica starts empty and sends every question it is asked to the model once, so the calls more than double
+  while the replicas are replaced, fall below their level while every cache is fresh, and come back a TTL later as the
+  new replicas' entries expire. LiteLLM's proxy takes cache_params type "local", "redis", "s3" or "gcs", "Defaults to
+  'local'" (docs.litellm.ai, proxy/caching_settings, read in an excerpt); "An in-memory cache lives inside one worker
+  process" and Redis "is the right default for anything past a single worker" (its proxy/caching page, read in an
+  excerpt); its InMemoryCache holds max_size_in_memory 200 entries for default_ttl 600 s (litellm/caching/
+  in_memory_cache.py, github.com/BerriAI/litellm, in copies, read in an excerpt). A Deployment's rolling update:
+  maxSurge and maxUnavailable 25% by default, rounded up and down; "the old ReplicaSet can be scaled down ...
+  immediately when the rolling update starts. Once new pods are ready, old ReplicaSet can be scaled down further,
+  followed by scaling up the new ReplicaSet" (RollingUpdateDeployment's API reference, in k8s-openapi's copies at
+  docs.rs, read in excerpts). Here: prompts never repeated Poisson at 3 requests/s with the conversation trace's
+  lengths; suggested questions Poisson at 8 a second, drawn by Zipf popularity (exponent 1) over 150 questions, each a
+  fixed prompt (instructions and context, 3,500 tokens, and the question, lognormal, median 300, sigma 0.5; a reply
+  lognormal, median 180, sigma 0.4, drawn anew each call), each sent to a uniformly drawn Ready replica of 8, which
+  calls the model unless its cache holds a reply from the last 600 s (from the call's completion; the 150 fit its 200
+  entries), the call's latency as in cache-stampede; the old replicas' caches at random ages; from a seeded time in
+  minutes 2.5-4.5 a rolling update with maxSurge and maxUnavailable 2 (the defaults for 8), the controller stepping at
+  each new replica's readiness, a lognormal 25 s after its creation (sigma 0.2): 2 old replicas out at once, then 2 at
+  each step (all ours but LiteLLM's and the Deployment's). On seeds 0-15: the questions' calls at 0.97-1.42 a second
+  before the rollout (one shared cache would pass 0.25-0.32), 2.20-2.98x that in the 2 minutes from its start,
+  0.66-0.88x from 240 s to 570 s after it, and 1.12-1.60x that from 600 s to 720 s after it. Where rollout-phases'
+  rollout gathers timers and replica-limits multiplies a limit by the pods, here a rollout empties caches: the work
+  the gateway saved comes back to the model while its replicas are replaced, and again a TTL on.
+- `capped-scaleout.csv` (~6.8 requests/s; 6.64-7.25 on seeds 0-15): a document pipeline whose CPU-bound parser pods,
+  scaled by an HPA on CPU utilization, pass each parsed document to the model: an archive's import saturates them, but
+  a pod's utilization cannot pass 100% of its request when its limit equals it, so each of the HPA's steps adds at
+  most 1/0.7 of the pods, and pods still starting count as idle: the calls climb for three minutes to the HPA's maximum
+  and drop at once when the import is through. The HPA: desiredReplicas = ceil(currentReplicas x currentMetricValue /
+  desiredMetricValue), synced every 15 s (the Kubernetes docs' Horizontal Pod Autoscaling page, in copies, read in
+  excerpts), the pods without a metric (not yet ready) counted as using 0% when scaling up (as
+  scaler.autoscaling.hpa's replicas_for implements kube-controller-manager's replica calculator; "HPA: Consider unready
+  pods separately", kubernetes/kubernetes pull request 33593, read in an excerpt); "CPU utilization is the actual
+  container CPU usage divided by the requested CPU usage ... the container can use more than the minimum" (a comment
+  in kubernetes/autoscaler issue 2109), "autoscaling target is based on request (not limit)" (a maintainer in
+  kubernetes/kubernetes pull request 18294), and a target at or above what a pod can use starves the scale-up
+  (kubernetes/kubernetes issue 18291); all read in excerpts. The trace calls the project's HPA (HpaSpec's defaults,
+  sync and Reading) rather than a copy of its rules. Here: other traffic Poisson at 4 requests/s with the conversation
+  trace's lengths; documents uploaded Poisson at 1 a second and, at a seeded time in minutes 2-4, an import of
+  2,000-2,800 (uniform), queued in order; parser pods (2-24) each parsing one document at a time for a lognormal 2 s
+  (sigma 0.3), their limit equal to their request; the HPA on CPU at a 70% target, each Ready pod's utilization its
+  busy share of the last 15 s, at a seeded phase; a new pod Ready a lognormal 30 s after the HPA asks for it (sigma
+  0.2), a removed one (the newest) finishing its document; each parsed document one model call (instructions, 3,000
+  tokens, and the text, lognormal, median 2,500, sigma 0.5; an extraction, median 300, sigma 0.4; all ours but the
+  HPA's rules). So 3 pods become 5, 8, 12, 18 and 24, a step each ~40 s. On seeds 0-15: the calls at 0.97-1.16 a second
+  before the import, its first 30 s at 1.80-2.52x that, full width (11.6-12.0 a second) at 80% 160-220 s after it, each
+  30 s on the way at most 1.31-1.47x the one before (a queue-length metric doubles in 15 s and reaches 80% in 60 s);
+  the minute after the import is through at 0.83-1.34x the rate before it. Where consumer-scaleout's KEDA doubles a
+  consumer's pods every 15 s on its queue, here the HPA reads a metric that saturates, and the same backlog reaches the
+  model over minutes, in steps of at most 1/0.7.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -1726,6 +1822,10 @@ import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Callable, Iterable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's scaler package first
+from scaler.autoscaling.hpa import HpaSpec, HpaState, Reading  # noqa: E402  (set 24's parser pods)
+from scaler.autoscaling.hpa import sync as hpa_sync  # noqa: E402
 
 START = datetime(2024, 5, 13, 9, 0, 0)
 HEADER = "TIMESTAMP,ContextTokens,GeneratedTokens"
@@ -5483,13 +5583,246 @@ def set23_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     })
 
 
+# ---- set 24 ---------------------------------------------------------------------------------------
+
+def cache_fresh(entry: list, t: float, ttl: float) -> bool:
+    """Whether a cache entry, [last completion, heap of pending completions], holds a fresh response at t: the calls
+    done by t store theirs, the last one's stays fresh for `ttl`."""
+    while entry[1] and entry[1][0] <= t:
+        entry[0] = max(entry[0], heapq.heappop(entry[1]))
+    return t < entry[0] + ttl
+
+
+STAMPEDE_OTHER = 3.0  # req/s of other traffic, with the conversation trace's lengths
+STAMPEDE_VIEWS = 40.0  # product pages a second that fetch their review summary through the nginx cache (ours)
+STAMPEDE_ITEMS, STAMPEDE_ZIPF = 3000, 1.0  # products and the exponent of their pages' popularity (ours)
+STAMPEDE_TTL_S = 300.0  # proxy_cache_valid 200 5m (ours); nginx sets no default
+STAMPEDE_USE_STALE = False  # proxy_cache_use_stale off, nginx's default: an expired entry sends every request on
+STAMPEDE_PURGE_S = (120.0, 240.0)  # uniform: a release that changes the cache key, every entry new (ours)
+STAMPEDE_WARMUP_S = 600.0  # the cache simulated from this long before the trace, its entries at random ages (ours)
+STAMPEDE_TEMPLATE, STAMPEDE_REVIEWS, STAMPEDE_OUTPUT = 3000, (1500.0, 0.4), (220.0, 0.3)  # tokens; lognormal (ours)
+
+
+def stampede_calls(rng: random.Random, seconds: float, purge: float) -> list[tuple[float, int, int]]:
+    """The summary calls nginx passes to the model: page views Poisson at STAMPEDE_VIEWS, each for a product drawn
+    by Zipf popularity; a view whose product's cached summary is fresh is served from the cache, any other one (no
+    entry, or an expired one: nginx's proxy_cache_lock covers new entries only) is passed to the model, whose reply
+    is cached for STAMPEDE_TTL_S from when it completes; with STAMPEDE_USE_STALE ("updating") a view of an expired
+    entry that another is refreshing gets the stale copy. At `purge` every entry goes."""
+    weights = list(itertools.accumulate(1.0 / (k + 1) ** STAMPEDE_ZIPF for k in range(STAMPEDE_ITEMS)))
+    prompts = [clamp(STAMPEDE_TEMPLATE + lognormal_draw(rng, STAMPEDE_REVIEWS), PROMPT_MAX)
+               for _ in range(STAMPEDE_ITEMS)]
+    entries = []
+    for k in range(STAMPEDE_ITEMS):  # at random ages, each present with the odds a steady cache would hold it
+        busy = STAMPEDE_VIEWS * (weights[k] - (weights[k - 1] if k else 0.0)) / weights[-1] * STAMPEDE_TTL_S
+        held = rng.random() < busy / (1.0 + busy)
+        entries.append([-STAMPEDE_WARMUP_S - rng.uniform(0.0, STAMPEDE_TTL_S) if held else -math.inf, []])
+    rows, purged = [], False
+    for t in poisson_times(rng, STAMPEDE_VIEWS, -STAMPEDE_WARMUP_S, seconds):
+        if not purged and t >= purge:
+            entries, purged = [[-math.inf, []] for _ in range(STAMPEDE_ITEMS)], True
+        k = bisect.bisect_left(weights, rng.random() * weights[-1])
+        entry = entries[k]
+        if cache_fresh(entry, t, STAMPEDE_TTL_S):
+            continue
+        if STAMPEDE_USE_STALE and entry[0] > -math.inf and entry[1]:
+            continue  # stale, while the first request after the expiry refreshes it
+        output = clamp(lognormal_draw(rng, STAMPEDE_OUTPUT), OUTPUT_MAX)
+        heapq.heappush(entry[1], t + reply_latency(rng, prompts[k], output))
+        if t >= 0.0:
+            rows.append((t, prompts[k], output))
+    return rows
+
+
+def cache_stampede(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at STAMPEDE_OTHER with the conversation trace's lengths, plus the review summaries an
+    nginx cache passes to the model (stampede_calls), the cache emptied at a seeded time. The rows, and the summary
+    calls per 10 s."""
+    purge = rng.uniform(*STAMPEDE_PURGE_S)
+    calls = stampede_calls(rng, seconds, purge)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, STAMPEDE_OTHER, 0.0, seconds)]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+REPLICA_OTHER = 3.0  # req/s of prompts never repeated (the conversation trace's lengths), through the same gateway
+REPLICA_CANNED = 8.0  # req/s of the assistant's suggested questions, the same prompt each time (ours)
+REPLICA_KEYS, REPLICA_ZIPF = 150, 1.0  # suggested questions and the exponent of their popularity (ours)
+REPLICA_TTL_S = 600.0  # LiteLLM's InMemoryCache default_ttl; its 200 entries hold all REPLICA_KEYS
+REPLICA_SHARED = False  # cache_params type local, LiteLLM's default: each replica's own cache (True: one Redis)
+REPLICA_PODS, REPLICA_SURGE, REPLICA_UNAVAILABLE = 8, 2, 2  # gateway replicas (ours); maxSurge and maxUnavailable,
+# 25% each by default (rounded up and down)
+REPLICA_ROLLOUT_S = (150.0, 270.0)  # uniform: when the gateway's rolling update starts (ours)
+REPLICA_READY_S = (25.0, 0.2)  # lognormal: a new gateway pod's creation to Ready (ours)
+REPLICA_WARMUP_S = 600.0  # the caches simulated from this long before the trace, their entries at random ages (ours)
+REPLICA_TEMPLATE, REPLICA_QUESTION, REPLICA_OUTPUT = 3500, (300.0, 0.5), (180.0, 0.4)  # tokens; lognormal (ours)
+
+
+def replica_rollout(rng: random.Random, start: float) -> tuple[list[float], list[float]]:
+    """A Deployment's rolling update of REPLICA_PODS pods from `start`, as its controller steps it: the new
+    ReplicaSet up to maxSurge above the desired count, the old one down as long as maxUnavailable allows, counting
+    new pods not yet Ready as unavailable, a step at each new pod's readiness. When each old pod goes; when each new
+    pod is Ready."""
+    old, gone, ready, t = REPLICA_PODS, [], [], start
+    while True:
+        add = min(REPLICA_PODS + REPLICA_SURGE - old - len(ready), REPLICA_PODS - len(ready))
+        ready += [t + lognormal_draw(rng, REPLICA_READY_S) for _ in range(max(0, add))]
+        unready = sum(1 for r in ready if r > t)
+        down = max(0, min(old, old + len(ready) - (REPLICA_PODS - REPLICA_UNAVAILABLE) - unready))
+        gone += [t] * down
+        old -= down
+        if old == 0 and len(ready) == REPLICA_PODS:
+            return gone, ready
+        t = min(r for r in ready if r > t)
+
+
+def replica_calls(rng: random.Random, seconds: float, rollout: tuple[list[float], list[float]]) -> list[tuple[float,
+                                                                                                          int, int]]:
+    """The suggested questions' calls the gateway passes to the model: questions Poisson at REPLICA_CANNED, each
+    drawn by Zipf popularity and sent to a uniformly drawn Ready replica, which answers from its own cache if it holds
+    a fresh reply (REPLICA_TTL_S from the call's completion) and calls the model otherwise; the old replicas' caches at
+    random ages, each new replica's empty (with REPLICA_SHARED one cache for all)."""
+    gone, ready = rollout
+    weights = list(itertools.accumulate(1.0 / (k + 1) ** REPLICA_ZIPF for k in range(REPLICA_KEYS)))
+    prompts = [clamp(REPLICA_TEMPLATE + lognormal_draw(rng, REPLICA_QUESTION), PROMPT_MAX) for _ in range(REPLICA_KEYS)]
+    pods = [(-math.inf, g) for g in gone] + [(r, math.inf) for r in ready]  # (Ready, gone)
+    shared = 1 if REPLICA_SHARED else REPLICA_PODS
+    caches = []
+    for up, _ in pods:
+        cache = []
+        for k in range(REPLICA_KEYS):
+            busy = REPLICA_CANNED * (weights[k] - (weights[k - 1] if k else 0.0)) / weights[-1] / shared * REPLICA_TTL_S
+            held = up < 0.0 and rng.random() < busy / (1.0 + busy)
+            cache.append([-REPLICA_WARMUP_S - rng.uniform(0.0, REPLICA_TTL_S) if held else -math.inf, []])
+        caches.append(cache)
+    if REPLICA_SHARED:
+        caches = [caches[0]] * len(pods)
+    rows = []
+    for t in poisson_times(rng, REPLICA_CANNED, -REPLICA_WARMUP_S, seconds):
+        live = [j for j, (up, down) in enumerate(pods) if up <= t < down]
+        j, k = live[rng.randrange(len(live))], bisect.bisect_left(weights, rng.random() * weights[-1])
+        if cache_fresh(caches[j][k], t, REPLICA_TTL_S):
+            continue
+        output = clamp(lognormal_draw(rng, REPLICA_OUTPUT), OUTPUT_MAX)
+        heapq.heappush(caches[j][k][1], t + reply_latency(rng, prompts[k], output))
+        if t >= 0.0:
+            rows.append((t, prompts[k], output))
+    return rows
+
+
+def cold_replicas(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Prompts never repeated, Poisson at REPLICA_OTHER with the conversation trace's lengths, plus the suggested
+    questions' calls of a gateway whose replicas keep their own caches (replica_calls), through a rolling update from a
+    seeded time. The rows, and the questions' calls per 10 s."""
+    rollout = replica_rollout(rng, rng.uniform(*REPLICA_ROLLOUT_S))
+    calls = replica_calls(rng, seconds, rollout)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, REPLICA_OTHER, 0.0, seconds)]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+CAPPED_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+CAPPED_UPLOADS = 1.0  # documents uploaded a second, each parsed and then sent to the model once (ours)
+CAPPED_BULK_AT_S, CAPPED_BULK_DOCS = (120.0, 240.0), (2000, 2800)  # uniform: an archive's import, its size (ours)
+CAPPED_PARSE_S = (2.0, 0.3)  # lognormal: a parser pod's CPU time on a document, one at a time (ours)
+CAPPED_READY_S = (30.0, 0.2)  # lognormal: a new parser pod's creation to Ready (ours)
+CAPPED_TARGET = 70.0  # the HPA's averageUtilization target for CPU, % of the pod's request (ours)
+CAPPED_PODS = (2, 24)  # the HPA's minReplicas and maxReplicas (ours); its behaviour, tolerance and sync the defaults
+CAPPED_METRIC = "cpu"  # the parsers' CPU, capped at 100% of the request by a limit equal to it (ours); "queue": the
+CAPPED_QUEUE_TARGET = 10.0  # documents waiting per pod, as KEDA's queue scalers feed the HPA (the look-alike)
+CAPPED_WARMUP_S = 300.0  # the pipeline simulated from this long before the trace (ours)
+CAPPED_TEMPLATE, CAPPED_TEXT, CAPPED_OUTPUT = 3000, (2500.0, 0.5), (300.0, 0.4)  # tokens; lognormal (ours)
+
+
+def capped_parses(rng: random.Random, seconds: float, bulk: tuple[float, int]) -> list[float]:
+    """When parser pods finish documents (each then calls the model): uploads Poisson at CAPPED_UPLOADS plus a bulk
+    import, queued in order and taken by free Ready pods; the pods under the project's HPA (scaler.autoscaling.hpa,
+    Kubernetes' replica calculation and default behaviour) on their CPU utilization, a pod's busy share of the last
+    sync period, pods not yet Ready reporting none (counted as 0% when scaling up); a new pod Ready a lognormal
+    CAPPED_READY_S after the HPA asks for it, a removed one (the newest) finishing its document first."""
+    spec = HpaSpec(min_replicas=CAPPED_PODS[0], max_replicas=CAPPED_PODS[1])
+    state, sync_s = HpaState(), spec.sync_period_s
+    docs = poisson_times(rng, CAPPED_UPLOADS, -CAPPED_WARMUP_S, seconds)
+    docs = sorted(docs + [bulk[0]] * bulk[1])
+    pods = [{"ready": -math.inf, "gone": math.inf, "free": -math.inf, "busy": []} for _ in range(3)]
+    events, order, queue, done = [], itertools.count(), collections.deque(), []
+
+    def at(t: float, kind: str, pod=None) -> None:
+        heapq.heappush(events, (t, next(order), kind, pod))
+
+    def dispatch(now: float) -> None:
+        for pod in pods:
+            if queue and pod["ready"] <= now < pod["gone"] and pod["free"] <= now:
+                queue.popleft()
+                pod["free"] = now + lognormal_draw(rng, CAPPED_PARSE_S)
+                pod["busy"].append((now, pod["free"]))
+                at(pod["free"], "parsed", pod)
+
+    for t in docs:
+        at(t, "upload")
+    t = -CAPPED_WARMUP_S + rng.uniform(0.0, sync_s)
+    while t < seconds:
+        at(t, "sync")
+        t += sync_s
+    while events:
+        now, _, kind, pod = heapq.heappop(events)
+        if now >= seconds:
+            break
+        if kind == "upload":
+            queue.append(now)
+        elif kind == "parsed":
+            done.append(now)
+        elif kind == "sync":
+            live = [p for p in pods if p["gone"] == math.inf]
+            up = [p for p in live if p["ready"] <= now]
+            if CAPPED_METRIC == "cpu":
+                per_pod = tuple(100.0 * sum(max(0.0, min(b, now) - max(a, now - sync_s)) for a, b in p["busy"][-20:])
+                                / sync_s for p in up)
+                reading = Reading("Pods", CAPPED_TARGET, per_pod=per_pod, missing_pods=len(live) - len(up))
+            else:
+                reading = Reading("AverageValue", CAPPED_QUEUE_TARGET, value=float(len(queue)))
+            decision, state = hpa_sync(spec, state, now, len(live), [reading])
+            for _ in range(decision.desired - len(live)):
+                pod = {"ready": now + lognormal_draw(rng, CAPPED_READY_S), "gone": math.inf, "free": -math.inf,
+                       "busy": []}
+                pods.append(pod)
+                at(pod["ready"], "ready", pod)
+            for pod in sorted(live, key=lambda p: p["ready"], reverse=True)[:max(0, len(live) - decision.desired)]:
+                pod["gone"] = now
+        dispatch(now)
+    return [t for t in done if t >= 0.0]
+
+
+def capped_scaleout(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at CAPPED_OTHER with the conversation trace's lengths, plus a model call for each
+    document the HPA-scaled parser pods finish (capped_parses), an archive imported at a seeded time. The rows, and
+    the documents' calls per 10 s."""
+    bulk = (rng.uniform(*CAPPED_BULK_AT_S), rng.randint(*CAPPED_BULK_DOCS))
+    calls = [(t, clamp(CAPPED_TEMPLATE + lognormal_draw(rng, CAPPED_TEXT), PROMPT_MAX),
+              clamp(lognormal_draw(rng, CAPPED_OUTPUT), OUTPUT_MAX)) for t in capped_parses(rng, seconds, bulk)]
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, CAPPED_OTHER, 0.0, seconds)]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+SET24 = ("cache-stampede", "cold-replicas", "capped-scaleout")
+
+
+def set24_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised summary, question or document calls spread over each 10 s) of one set-24 trace."""
+    return binned_trace("set24", name, seed, {
+        "cache-stampede": (STAMPEDE_OTHER, cache_stampede),
+        "cold-replicas": (REPLICA_OTHER, cold_replicas),
+        "capped-scaleout": (CAPPED_OTHER, capped_scaleout),
+    })
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
         10: (SET10, set10_trace), 11: (SET11, set11_trace), 12: (SET12, set12_trace), 13: (SET13, set13_trace),
         14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace), 17: (SET17, set17_trace),
         18: (SET18, set18_trace), 19: (SET19, set19_trace), 20: (SET20, set20_trace),
-        21: (SET21, set21_trace), 22: (SET22, set22_trace), 23: (SET23, set23_trace)}
+        21: (SET21, set21_trace), 22: (SET22, set22_trace), 23: (SET23, set23_trace),
+        24: (SET24, set24_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

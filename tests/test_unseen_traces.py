@@ -1,4 +1,4 @@
-"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 23 seeded and with the shapes the
+"""scripts/unseen_traces.py: set 1 and set 2 unchanged, sets 2 to 24 seeded and with the shapes the
 docstring states, read by the same trace reader `slo-scaler bench --trace` uses."""
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -247,7 +247,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
                                                     (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0),
                                                     (17, 7.0, 13.0), (18, 4.0, 11.0), (19, 7.0, 11.0),
                                                     (20, 4.5, 10.0), (21, 4.0, 9.0), (22, 4.0, 9.0),
-                                                    (23, 5.5, 11.0)])
+                                                    (23, 5.5, 11.0), (24, 4.0, 10.5)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -272,10 +272,11 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   16: (unseen.SET16, unseen.set16_trace, 0.1), 17: (unseen.SET17, unseen.set17_trace, 0.1),
                   18: (unseen.SET18, unseen.set18_trace, 0.1), 19: (unseen.SET19, unseen.set19_trace, 0.1),
                   20: (unseen.SET20, unseen.set20_trace, 0.1), 21: (unseen.SET21, unseen.set21_trace, 0.1),
-                  22: (unseen.SET22, unseen.set22_trace, 0.1), 23: (unseen.SET23, unseen.set23_trace, 0.1)}
+                  22: (unseen.SET22, unseen.set22_trace, 0.1), 23: (unseen.SET23, unseen.set23_trace, 0.1),
+                  24: (unseen.SET24, unseen.set24_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -296,12 +297,13 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     indexing and voice agent calls per 10 s for forbid-skips, graphrag-index and preemptive-turns, of the realised
     investigation, job and worker calls per 10 s for alert-groups, rollout-phases and head-of-line, of the realised
     consumer, Job and task calls per 10 s for rebalance-stall, shard-stragglers and beat-overlap, of the realised job,
-    tenant and activity calls per 10 s for retry-set-drain, replica-limits and cooldown-parking) within 5%:
+    tenant and activity calls per 10 s for retry-set-drain, replica-limits and cooldown-parking, of the realised
+    summary, question and document calls per 10 s for cache-stampede, cold-replicas and capped-scaleout) within 5%:
     0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7,
     0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set
     12, 0.976-1.013 for set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for
     set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19, 0.991-1.028 for set 20, 0.986-1.020 for set 21,
-    0.982-1.016 for set 22, 0.988-1.020 for set 23."""
+    0.982-1.016 for set 22, 0.988-1.020 for set 23, 0.974-1.027 for set 24."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -3119,7 +3121,7 @@ def test_cooldown_parking_check_rejects_a_replica_floor_a_short_cooldown_and_mov
 
 
 @pytest.mark.parametrize("args, option", [
-    (["--set", "24"], "--set"),
+    (["--set", "25"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
@@ -3138,3 +3140,182 @@ def test_out_naming_a_file_is_rejected(tmp_path, capsys):
     with pytest.raises(SystemExit):
         unseen.main(["--out", str(target), "--set", "2"])
     assert "--out" in capsys.readouterr().err and target.read_text() == "keep"
+
+
+def set24_event(name: str, bounds: tuple[float, float]) -> float:
+    """A set-24 trace's event for seed 0, its generator's first draw: the purge, the rollout's start or the import."""
+    return random.Random(f"unseen-set24/{name}/0").uniform(*bounds)
+
+
+def near_repeats(calls: list[tuple[float, int]], gap: float = 10.0) -> list[float]:
+    """The times of the calls (time, prompt) that share their prompt with another call at most `gap` seconds away."""
+    by_prompt: dict[int, list[float]] = {}
+    for t, prompt in sorted(calls):
+        by_prompt.setdefault(prompt, []).append(t)
+    return sorted(t for ts in by_prompt.values() for i, t in enumerate(ts)
+                  if (i and t - ts[i - 1] <= gap) or (i + 1 < len(ts) and ts[i + 1] - t <= gap))
+
+
+def check_cache_stampede(arrivals: list, times: list[float], seconds: float, purge: float,
+                         ttl: float = unseen.STAMPEDE_TTL_S) -> None:
+    """The shape test_cache_stampede_... asserts, on any trace; `purge` is the generator's."""
+    calls = [(t, a.prompt_tokens) for t, a in zip(times, arrivals) if a.prompt_tokens >= unseen.STAMPEDE_TEMPLATE + 100]
+    summaries, repeats = sorted(t for t, _ in calls), near_repeats(calls)
+    rate, again, views = rate_between(summaries), rate_between(repeats), unseen.STAMPEDE_VIEWS
+    # a steady cache passes a few views on, a share of them in stampedes on the popular products' expiries ...
+    assert rate(20.0, purge) <= 0.25 * views, rate(20.0, purge)
+    assert again(20.0, purge) >= 0.12 * rate(20.0, purge), again(20.0, purge) / rate(20.0, purge)
+    # ... the purge passes on nearly every view until the first replies are cached ...
+    assert rate(purge, purge + 10.0) >= 0.6 * views, rate(purge, purge + 10.0)
+    # ... then, every entry fresh, fewer than before, until the popular ones expire together a TTL later ...
+    assert rate(purge + 200.0, purge + ttl) <= 0.8 * rate(20.0, purge), rate(purge + 200.0, purge + ttl)
+    before = max(again(a, a + 40.0) for a in range(0, int(purge) - 40, 5))
+    assert again(purge + ttl, purge + ttl + 40.0) >= 1.6 * before, (again(purge + ttl, purge + ttl + 40.0), before)
+    # ... the busiest stampedes a TTL and a reply after the purge, and again a TTL later
+    first = max(range(150, 450), key=lambda x: again(purge + x, purge + x + 20.0))
+    second = max(range(int(ttl) + 150, int(2 * ttl) + 150), key=lambda x: again(purge + x, purge + x + 20.0))
+    assert ttl <= first <= ttl + 20.0 and 2 * ttl <= second <= 2 * ttl + 40.0, (first, second)
+
+
+def test_cache_stampede_sends_each_popular_products_views_on_at_its_expiry_a_ttl_after_the_purge(set_arrivals):
+    """3 req/s of other traffic plus product pages at 40 a second, each fetching its product's review summary through
+    an nginx cache (proxy_cache_valid 5 minutes, proxy_cache_lock and proxy_cache_use_stale off), the popularity Zipf
+    over 3,000 products, the cache emptied at a seeded time in minutes 2-4. On seeds 0-15: the summaries at 0.13-0.15
+    of the views before the purge, 16-25% of them sharing their prompt with a call within 10 s; the 10 s after it at
+    0.76-0.85 of the views; from 200 s after it to the TTL 0.54-0.66x the rate before; the 40 s from the TTL 1.95-3.76x
+    the stampede calls of the busiest 40 s before; the busiest 20 s of stampedes 306-311 s and 616-627 s after the
+    purge. It finds the summaries by their prompts and takes the purge from the generator; it does not check the
+    popularity nor the lengths. Look-alikes it rejects (test_cache_stampede_check_rejects_...): proxy_cache_use_stale
+    updating, a TTL of 10 minutes, and the requests at other times."""
+    arrivals = set_arrivals(24)["cache-stampede.csv"]
+    times, seconds, _ = shifted("cache-stampede", arrivals, unseen.set24_trace)
+    check_cache_stampede(arrivals, times, seconds, set24_event("cache-stampede", unseen.STAMPEDE_PURGE_S))
+
+
+@pytest.mark.parametrize("look_alike", ["use-stale", "ten-minutes", "moved"])
+def test_cache_stampede_check_rejects_stale_updating_a_longer_ttl_and_moved_times(set_arrivals, monkeypatch,
+                                                                                  look_alike):
+    """The same generator with proxy_cache_use_stale updating (one view refreshes an expired entry while the others
+    get the stale copy: fails the stampedes) or with proxy_cache_valid 10m (the popular entries expire at 600 s: fails
+    the TTL's stampedes), and the trace's requests moved to uniformly random times (fails the stampedes): each fails
+    the check, on seeds 0-15 too (checked while writing it)."""
+    purge = set24_event("cache-stampede", unseen.STAMPEDE_PURGE_S)
+    if look_alike == "moved":
+        arrivals = set_arrivals(24)["cache-stampede.csv"]
+        times, seconds, _ = shifted("cache-stampede", arrivals, unseen.set24_trace)
+        times = sorted(random.Random("look-alikes/cache-stampede").uniform(0.0, seconds) for _ in times)
+    else:
+        patches = {"use-stale": ("STAMPEDE_USE_STALE", True), "ten-minutes": ("STAMPEDE_TTL_S", 600.0)}
+        with monkeypatch.context() as patch:  # the check reads the TTL: keep it out of the patch
+            patch.setattr(unseen, *patches[look_alike])
+            rows, seconds, _ = unseen.set24_trace("cache-stampede", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_cache_stampede(arrivals, times, seconds, purge)
+
+
+def check_cold_replicas(arrivals: list, times: list[float], seconds: float, start: float) -> None:
+    """The shape test_cold_replicas_... asserts, on any trace; `start` is the generator's rollout start."""
+    questions = sorted(t for t, a in zip(times, arrivals) if a.prompt_tokens >= unseen.REPLICA_TEMPLATE + 100)
+    rate = rate_between(questions)
+    base = rate(30.0, start)
+    # each replica misses each question once a TTL: the model hears them about once a replica's TTL, not once ...
+    assert base >= 0.8, base
+    # ... the rollout's new replicas start empty: more than twice that while they fill ...
+    assert rate(start, start + 120.0) >= 1.9 * base, rate(start, start + 120.0) / base
+    # ... then every replica's entries are fresh: fewer than before, until the first of them expire a TTL on
+    quiet = rate(start + 240.0, start + 570.0)
+    assert quiet <= 0.95 * base, quiet / base
+    assert rate(start + 600.0, start + 720.0) >= 1.05 * quiet, rate(start + 600.0, start + 720.0) / quiet
+
+
+def test_cold_replicas_send_the_suggested_questions_again_as_each_new_replica_fills_its_own_cache(set_arrivals):
+    """3 req/s of prompts never repeated plus 8 a second of 150 suggested questions (Zipf), through 8 LiteLLM replicas
+    each with its own in-memory cache (TTL 600 s), replaced by a rolling update (maxSurge and maxUnavailable 2) from a
+    seeded time in minutes 2.5-4.5. On seeds 0-15: the questions' calls at 0.97-1.42 a second before the rollout (a
+    shared cache would pass 0.25-0.32), 2.20-2.98x that in the 2 minutes from its start, 0.66-0.88x from 240 s to 570 s
+    after it, and 1.12-1.60x that from 600 s to 720 s after it. It finds the questions by their prompts and takes the
+    rollout's start from the generator; it does not check the replicas' caches nor the lengths. Look-alikes it rejects
+    (test_cold_replicas_check_rejects_...): one cache shared by the replicas, and the requests at other times."""
+    arrivals = set_arrivals(24)["cold-replicas.csv"]
+    times, seconds, _ = shifted("cold-replicas", arrivals, unseen.set24_trace)
+    check_cold_replicas(arrivals, times, seconds, set24_event("cold-replicas", unseen.REPLICA_ROLLOUT_S))
+
+
+@pytest.mark.parametrize("look_alike", ["shared", "moved"])
+def test_cold_replicas_check_rejects_a_shared_cache_and_moved_times(set_arrivals, monkeypatch, look_alike):
+    """The same generator with one cache for all the replicas (cache_params type redis: a question misses once a TTL
+    whatever the replicas, and a new replica finds it warm: fails the level and the rise) and the trace's requests
+    moved to uniformly random times (fails the rise): each fails the check, on seeds 0-15 too (checked while writing
+    it)."""
+    start = set24_event("cold-replicas", unseen.REPLICA_ROLLOUT_S)
+    if look_alike == "moved":
+        arrivals = set_arrivals(24)["cold-replicas.csv"]
+        times, seconds, _ = shifted("cold-replicas", arrivals, unseen.set24_trace)
+        times = sorted(random.Random("look-alikes/cold-replicas").uniform(0.0, seconds) for _ in times)
+    else:
+        monkeypatch.setattr(unseen, "REPLICA_SHARED", True)
+        rows, seconds, _ = unseen.set24_trace("cold-replicas", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_cold_replicas(arrivals, times, seconds, start)
+
+
+def check_capped_scaleout(arrivals: list, times: list[float], seconds: float, bulk: float) -> None:
+    """The shape test_capped_scaleout_... asserts, on any trace; `bulk` is the generator's import time."""
+    docs = sorted(t for t, a in zip(times, arrivals) if a.prompt_tokens >= unseen.CAPPED_TEMPLATE + 100)
+    rate = rate_between(docs)
+    base = rate(20.0, bulk)
+    assert 0.7 * unseen.CAPPED_UPLOADS <= base <= 1.4 * unseen.CAPPED_UPLOADS, base
+    windows = [(a, rate(a, a + 30.0)) for a in (bulk + 10.0 * k for k in range(int((seconds - 30.0 - bulk) // 10)))]
+    full = max(r for _, r in windows)
+    parse = unseen.CAPPED_PARSE_S[0] * math.exp(unseen.CAPPED_PARSE_S[1] ** 2 / 2.0)
+    # at full width, the HPA's maximum of pods each parsing a document at a time ...
+    assert 0.9 <= full * parse / unseen.CAPPED_PODS[1] <= 1.15, full * parse / unseen.CAPPED_PODS[1]
+    # ... reached by a climb of minutes: no jump at the import (only the Ready pods parse) ...
+    assert rate(bulk, bulk + 30.0) <= 3.2 * base, rate(bulk, bulk + 30.0) / base
+    reach = next(a for a, r in windows if r >= 0.8 * full)
+    assert reach - bulk >= 120.0, reach - bulk
+    # ... at most 1/0.7 more pods at a time, the CPU's at 100% of its request at most
+    steps = [rate(a + 30.0, a + 60.0) / max(rate(a, a + 30.0), 1e-9) for a in
+             (bulk + 30.0 * k for k in range(int((reach - bulk) // 30)))]
+    assert max(steps) <= 1.7, steps
+    # ... and back to the uploads' pace once the import is through
+    last = max(a for a, r in windows if r >= 0.8 * full)
+    assert rate(last + 60.0, last + 120.0) <= 1.6 * base, rate(last + 60.0, last + 120.0) / base
+
+
+def test_capped_scaleout_climbs_at_most_the_cpu_targets_ratio_a_step(set_arrivals):
+    """4 req/s of other traffic plus a model call for each document parsed by CPU-bound pods (one document at a time,
+    a lognormal 2 s), uploads at 1 a second and an import of 2,000-2,800 documents at a seeded time in minutes 2-4,
+    the pods (2-24) under the project's HPA on their CPU utilization at a 70% target, new pods Ready a lognormal 30 s
+    after the HPA asks. On seeds 0-15: the calls at 0.97-1.16 a second before the import, the first 30 s after it at
+    1.80-2.52x that, 80% of full width (11.6-12.0 a second) reached 160-220 s after it, each 30 s at most 1.31-1.47x the
+    30 s before on the way, the minute after the last at 80% of full width 0.83-1.34x the rate before. It finds the
+    documents' calls by their prompts and takes the import from the generator; it does not check the HPA's decisions
+    nor the lengths. Look-alikes it rejects (test_capped_scaleout_check_rejects_...): the HPA on the queue's length
+    (10 documents a pod, as a KEDA queue scaler feeds it), a CPU target of 35%, and the requests at other times."""
+    arrivals = set_arrivals(24)["capped-scaleout.csv"]
+    times, seconds, _ = shifted("capped-scaleout", arrivals, unseen.set24_trace)
+    check_capped_scaleout(arrivals, times, seconds, set24_event("capped-scaleout", unseen.CAPPED_BULK_AT_S))
+
+
+@pytest.mark.parametrize("look_alike", ["queue", "low-target", "moved"])
+def test_capped_scaleout_check_rejects_a_queue_metric_a_low_target_and_moved_times(set_arrivals, monkeypatch,
+                                                                                 look_alike):
+    """The same generator with the HPA on the queue's length (an External AverageValue of 10 documents a pod: 4 pods
+    or 100% more every 15 s, the width in a minute: fails the climb) or with a CPU target of 35% (up to 2.9x the pods
+    a step: fails the climb), and the trace's requests moved to uniformly random times (fails the full width): each
+    fails the check, on seeds 0-15 too (checked while writing it)."""
+    bulk = set24_event("capped-scaleout", unseen.CAPPED_BULK_AT_S)
+    if look_alike == "moved":
+        arrivals = set_arrivals(24)["capped-scaleout.csv"]
+        times, seconds, _ = shifted("capped-scaleout", arrivals, unseen.set24_trace)
+        times = sorted(random.Random("look-alikes/capped-scaleout").uniform(0.0, seconds) for _ in times)
+    else:
+        patches = {"queue": ("CAPPED_METRIC", "queue"), "low-target": ("CAPPED_TARGET", 35.0)}
+        monkeypatch.setattr(unseen, *patches[look_alike])
+        rows, seconds, _ = unseen.set24_trace("capped-scaleout", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_capped_scaleout(arrivals, times, seconds, bulk)
