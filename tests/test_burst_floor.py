@@ -14,8 +14,12 @@ from policy_helpers import Scenario
 ONCE, CAME_BACK = ONCE_HALF_LIFE_S, HISTORY_HALF_LIFE_S
 
 
+LATENCY = 60.0  # the scale-up latency a return must stay away for
+
+
 def _step(state, now, rate, replicas=6.0, carry=2.0, recurrence=1.0):
-    return observe(state, burst_replicas=replicas, now=now, rate_rps=rate, carry_rps=carry, recurrence=recurrence)
+    return observe(state, burst_replicas=replicas, now=now, rate_rps=rate, carry_rps=carry, recurrence=recurrence,
+                   gap_s=LATENCY)
 
 
 def test_the_floor_starts_as_a_burst_that_came_back_and_fades_faster_as_the_traffic_stays_away():
@@ -57,6 +61,24 @@ def test_traffic_that_comes_back_to_the_floors_last_replica_holds_it_whole_and_f
     assert held == 6.0 and state.returns > 1.0 and state.half_life() == CAME_BACK
     held, state = _step(state, 2 * CAME_BACK + 60.0 + ONCE, 1.0)
     assert held > 4.9  # five minutes on: it fades with (nearly) the 20-minute half-life
+
+
+def test_waves_closer_than_a_scale_up_latency_do_not_come_back_to_the_floor():
+    """A wave that falls below half the floor's last replica and is back within a scale-up latency is
+    the same burst, as in the burst history (scaler.policy.headroom.Peak): counted as a return, each
+    wave of a level profile's job kept its floor for twenty minutes."""
+    held, state = _step(BurstFloor(), 0.0, 12.0, recurrence=0.0)
+    for start in range(0, 600, 40):  # 20 s below half, 20 s back at it: waves 40 s apart
+        _, state = _step(state, start + 20.0, 4.0, recurrence=0.0)
+        _, state = _step(state, start + 40.0, 12.0, recurrence=0.0)
+        assert state.returns == 0.0 and not state.armed
+    _, state = _step(state, 620.0, 4.0, recurrence=0.0)
+    _, state = _step(state, 620.0 + LATENCY, 4.0, recurrence=0.0)  # below for a scale-up latency: armed
+    assert state.armed
+    _, state = _step(state, 700.0 + LATENCY, 6.0, recurrence=0.0)  # between half and the last replica
+    assert state.armed and state.below_s == 0.0  # armed stays, the dip is over
+    _, state = _step(state, 720.0 + LATENCY, 12.0, recurrence=0.0)
+    assert state.returns == 1.0 and state.half_life() == CAME_BACK
 
 
 def test_no_floor_and_an_unknown_capacity():

@@ -13,9 +13,10 @@ burstRecurrence): once for a peak minute at twice the mean rate or more, so it f
 20-minute half-life of a burst that returns; not at all for a peak at the mean, a level the
 traffic was at (a busy morning, a job at full width), so it fades within 5 minutes as a burst seen
 once; in between, in between. The half-life shortens towards 5 minutes as that return fades
-without the traffic coming back to it (falling below half that rate, then reaching it again).
-Bursts that come back keep their floor between them; a profile the traffic no longer shows lets it
-go. Pure functions of numbers and a small frozen state.
+without the traffic coming back to it (staying below half that rate for a scale-up latency, then
+reaching it again: waves closer than that are one burst, as in the burst history). Bursts that come
+back keep their floor between them; a profile the traffic no longer shows lets it go. Pure
+functions of numbers and a small frozen state.
 
 A profile with a burst must keep its prior: started as one seen once, recurring-bursts' floor
 faded before the run's first burst, 200 s in, which met 5 of its 7 replicas (scripts/
@@ -45,37 +46,45 @@ class BurstFloor:
     """When the traffic last reached the floor's last replica, and how often it came back to it."""
     reached: float | None = None  # None before the first tick: the floor starts whole
     returns: float = 0.0  # times the traffic came back to it, decayed with HISTORY_HALF_LIFE_S
-    armed: bool = False  # the traffic fell below RETURN_SHARE of that rate since it last reached it
+    armed: bool = False  # since it last reached it, the traffic stayed below RETURN_SHARE of that rate for gap_s
     last: float | None = None  # time of the last update
+    below_s: float = 0.0  # how long the traffic has now stayed below RETURN_SHARE of that rate
 
     def half_life(self) -> float:
         return memory_half_life(self.returns)
 
 
 def observe(floor: BurstFloor, *, burst_replicas: float, now: float, rate_rps: float | None,
-            carry_rps: float, recurrence: float) -> tuple[float, BurstFloor]:
+            carry_rps: float, recurrence: float, gap_s: float) -> tuple[float, BurstFloor]:
     """The replicas the floor holds now, and its next state.
 
     `rate_rps` is the arrival rate over the burst's windows (None while the history does not reach
     back that far), `carry_rps` what one replica carries at the target utilisation (0 while not
     known: the floor is then held whole). `recurrence` (render's burstRecurrence) is the returns the
     floor starts with: the profile's word that bursts like it come back (1), or that its peak was a
-    level the traffic was at (0: it fades as a burst seen once)."""
+    level the traffic was at (0: it fades as a burst seen once). `gap_s` (the scale-up latency) is
+    how long the traffic must stay below RETURN_SHARE of the last replica's rate for its next rise
+    to that rate to count as a return: shard-stragglers' job tails dipped below half of it and came
+    back within seconds, each dip a return, and held its floor of 4 with the 20-minute half-life
+    (at 0.5: 3 ready at 900-1,140 s for a need of 1, against 2 with this rule)."""
     if burst_replicas <= 0:
         return 0.0, floor
     dt = 0.0 if floor.last is None else max(0.0, now - floor.last)
     returns = faded_returns(floor.returns, dt)
-    reached, armed = floor.reached, floor.armed
+    reached, armed, below_s = floor.reached, floor.armed, floor.below_s
     if reached is None:  # the floor starts whole, with the returns the profile vouches for
         reached, returns = now, recurrence
     last_replica = (burst_replicas - 1) * carry_rps
     if rate_rps is not None and rate_rps >= last_replica:
         if armed:
             returns += 1.0
-        reached, armed = now, False
+        reached, armed, below_s = now, False, 0.0
     elif rate_rps is not None and rate_rps < RETURN_SHARE * last_replica:
-        armed = True
-    state = BurstFloor(reached, returns, armed, now)
+        below_s += dt
+        armed = armed or below_s >= gap_s
+    else:
+        below_s = 0.0
+    state = BurstFloor(reached, returns, armed, now, below_s)
     return burst_replicas * 0.5 ** ((now - reached) / state.half_life()), state
 
 

@@ -270,7 +270,8 @@ def _burst_floor(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHist
              for count in [headroom.count_over(bursts, now, w)] if count is not None]
     capacity = config.per_replica_capacity_rps or est.capacity_rps or 0.0
     return burst_floor.observe(floor, burst_replicas=config.burst_replicas, now=now, rate_rps=max(rates, default=None),
-                               carry_rps=capacity * config.target_utilization, recurrence=config.burst_recurrence)
+                               carry_rps=capacity * config.target_utilization, recurrence=config.burst_recurrence,
+                               gap_s=est.scale_up_s)
 
 
 def _memory(half_life_s: float) -> str:

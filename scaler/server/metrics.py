@@ -51,7 +51,7 @@ DECISION_GAUGES = (
     ("burst_floor_replicas", "Replicas render's burst floor (burstReplicas) holds now: whole while the traffic "
      f"reaches the rate of its last replica, then fading with a half-life of up to {HISTORY_HALF_LIFE_S:g} s "
      f"(burstRecurrence 1; {ONCE_HALF_LIFE_S:g} s at 0) that shortens towards {ONCE_HALF_LIFE_S:g} s while the traffic "
-     "does not come back to it.", lambda d: d.burst_floor),
+     "does not come back to it after a scale-up latency below half of that rate.", lambda d: d.burst_floor),
     ("prompt_weight", "Calibrated requests' replica time one request of the live mix takes, by its prompt "
      "(capacityPromptTokens); the sustained need divides the capacity by it. 1 when not weighed.",
      lambda d: d.prompt_weight),
