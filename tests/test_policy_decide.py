@@ -366,6 +366,26 @@ def test_a_batch_too_slow_for_the_tpot_slo_is_red_and_admits_only_what_completes
     assert quick.state is State.GREEN, quick.detail  # 20 ms per token
 
 
+def test_a_slow_batch_past_its_safe_concurrency_admits_less_than_completes_until_it_is_back_within_it():
+    # The same slow batch (200 running on 2 replicas at 200 ms per token, 4 completing a second),
+    # with S = 80: 40 beyond the 160 slots. Admitting what completes keeps it at 200, past the size
+    # where TPOT meets its SLO; it admits what completes less the 40 removed within one budget.
+    config = PolicyConfig(**{**BASE.__dict__, "tpot_slo_s": 0.1, "max_concurrency": 80})
+
+    def slow(running):
+        scenario = Scenario(config)
+        for t in range(1, 12):
+            decision = scenario.tick(waiting=0, running=running, ready=2, completions_per_s=4,
+                                     generation_tokens_total=running / 0.2 * t)
+        return decision
+
+    past = slow(200)
+    assert past.state is State.RED and past.reason == "tpot-exceeds-slo", past.detail
+    assert past.admission_rps == pytest.approx(max(0.0, 4.0 - 40 / config.budget_s))
+    within = slow(150)  # as slow, within its slots: it grows no further
+    assert within.state is State.RED and within.admission_rps == pytest.approx(4.0), within.detail
+
+
 def test_a_batch_nearing_its_safe_concurrency_asks_for_replicas_before_its_tpot_reads_slow():
     # 4 ready, S = 60, arrivals at the completion rate (4/s: one replica's worth at 0.8) and 20 ms
     # per output token. The batches are kept at the target utilisation of S, 80%: 150 running (62%

@@ -559,6 +559,12 @@ def _tpot_ratio(config: PolicyConfig, est: Estimate) -> float:
     return est.decode_tpot_s / config.tpot_slo_s
 
 
+def _batch_excess(est: Estimate) -> float:
+    """Requests running beyond what the ready replicas' batches hold within the SLO (N x S); 0
+    without S."""
+    return max(0.0, est.running - est.ready * est.slots) if est.slots is not None else 0.0
+
+
 def _admission_and_retry(config: PolicyConfig, est: Estimate, state: State, prediction: Prediction, peak: float):
     """The RED admission rate and the Retry-After for refused requests (docs/policy.md)."""
     budget, drain = config.budget_s, est.drain_rps
@@ -581,8 +587,9 @@ def _admission_and_retry(config: PolicyConfig, est: Estimate, state: State, pred
             admission = max(0.0, drain - queued_excess / budget)
         admission = min(admission, _prefill_admission(config, est, prediction))
         if _tpot_ratio(config, est) >= config.red_exit_ratio:
-            # The batch is too slow already: admit only what completes, so it grows no further.
-            admission = min(admission, est.completion_rps)
+            # The batch is too slow already: admit only what completes, less what it holds beyond
+            # N x S removed within one budget, so it shrinks back to its safe size.
+            admission = min(admission, max(0.0, est.completion_rps - _batch_excess(est) / budget))
     # Come back when the excess has drained (queued now, projected, or prompt tokens beyond what
     # the prefill budget clears in time), or when capacity arrives, if that is sooner.
     drain_excess = queued_excess / drain if drain > 0 else math.inf
