@@ -3,9 +3,11 @@
 other tuned policy that holds the target, with a verdict, and the counts per verdict.
 
     python scripts/scoreboard.py OUT_DIR [OUT_DIR ...] [--target 0.99] [--frontier] [--tuned-values] [--after-traffic]
+                                 [--plots DIR]
 
-Each OUT_DIR is a `slo-scaler bench --sweep` output (its results.json); a workload scored in more
-than one is taken from the last one given. Verdicts, from the ratio r = the cheapest other's
+Each OUT_DIR is a `slo-scaler bench --sweep` output (its results.json); a policy scored on a
+workload in more than one is taken from the last one given, so the baselines of one run and ours of
+a later one make one table. Verdicts, from the ratio r = the cheapest other's
 GPU-seconds / ours on the evaluation window (both tuned on the first third, as the bench does):
 
 - won: ours holds and r >= 1.10 (or ours holds and nobody else does);
@@ -20,7 +22,9 @@ over the clairvoyant's is shown beside, as the headline's second bound (at most 
 --frontier, the same comparison on the evaluation window's frontier too: each policy's cheapest
 point that holds there, a reading of what each can reach, not a verdict. With --after-traffic, how
 many of ours' and the other's GPU-seconds fall after the workload's last arrival, in the bench's
-tail where nothing arrives ("-" for runs written before the bench reported it).
+tail where nothing arrives ("-" for runs written before the bench reported it). With --plots DIR,
+each workload's frontier as the bench draws it (DIR/frontier-WORKLOAD.png), from the rows merged
+across the runs: a frontier whose policies ran apart is drawn too.
 """
 
 from __future__ import annotations
@@ -37,16 +41,40 @@ VERDICTS = ("won", "ahead", "level", "lost", "missed", "nobody holds")
 
 
 def load(dirs: list[Path]) -> dict[str, list[dict]]:
-    """results.json rows by workload; a later directory replaces an earlier one's workload."""
-    by_workload: dict[str, list[dict]] = {}
+    """results.json rows by workload; a later directory replaces an earlier one's rows of each
+    (workload, policy) it holds, and keeps the rest."""
+    by_pair: dict[tuple[str, str], list[dict]] = {}
     for directory in dirs:
         path = directory / "results.json"
         if not path.is_file():
             raise SystemExit(f"{directory}: no results.json (expected a `slo-scaler bench --sweep` output directory)")
         rows = json.loads(path.read_text())
-        for name in {r["workload"] for r in rows}:
-            by_workload[name] = [r for r in rows if r["workload"] == name]
+        for pair in dict.fromkeys((r["workload"], r["policy"]) for r in rows):
+            by_pair[pair] = [r for r in rows if (r["workload"], r["policy"]) == pair]
+    by_workload: dict[str, list[dict]] = {}
+    for (name, _), rows in by_pair.items():
+        by_workload.setdefault(name, []).extend(rows)
     return by_workload
+
+
+def frontier_lines(rows: list[dict]) -> tuple[list, float | None]:
+    """One workload's rows as the bench's frontier plot draws them: each policy's swept points (or
+    its one reference point) on the evaluation window with its tuned point, and the fluid bound."""
+    from scaler.sim.plots import FrontierLine  # matplotlib only when plots are asked for
+
+    def at(r):
+        return (r["gpu_seconds"], 100 * r["slo_attainment"], 100 * r["slo_attainment_min"], 100 * r["slo_attainment_max"])
+    lines, bound = [], None
+    for policy in dict.fromkeys(r["policy"] for r in rows):
+        mine = [r for r in rows if r["policy"] == policy and r["window"] == "eval"]
+        if policy == "fluid-bound":
+            bound = mine[0]["gpu_seconds"] if mine else None
+            continue
+        swept = [r for r in mine if r["point"] in ("sweep", "reference")]
+        tuned = next((r for r in mine if r["point"] in ("tuned", "reference")), None)
+        if swept and tuned is not None:
+            lines.append(FrontierLine(policy, tuple(at(r) for r in swept), at(tuned)[:2]))
+    return lines, bound
 
 
 def _holds(row: dict, target: float) -> bool:
@@ -131,9 +159,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="also count, per policy, the knob values the protocol tuned to and how many of them hold")
     parser.add_argument("--after-traffic", action="store_true",
                         help="also show the GPU-seconds each spent after the workload's last arrival")
+    parser.add_argument("--plots", type=Path, metavar="DIR",
+                        help="also draw each workload's frontier, merged across the runs, as DIR/frontier-WORKLOAD.png")
     args = parser.parse_args(argv)
     if not 0 < args.target <= 1:
         parser.error(f"--target: expected a share in (0, 1], got {args.target:g}")
+    if args.plots is not None and args.plots.exists() and not args.plots.is_dir():
+        parser.error(f"--plots: expected a directory, got the file {args.plots}")
     by_workload = load(args.dirs)
     counts: Counter[str] = Counter()
     print(f"{'workload':18s} {'ours, tuned':28s} {'cheapest other that holds':40s} {'ratio':>6s} {'x clairv.':>9s}  verdict")
@@ -153,6 +185,12 @@ def main(argv: list[str] | None = None) -> int:
             ratio = f"{other['gpu_seconds'] / ours['gpu_seconds']:.2f}x" if ours and other else "-"
             print(f"{'  frontier':18s} {_point(ours):28s} {_point(other, True):40s} {ratio:>6s}")
     print(f"{len(by_workload)} workloads: " + ", ".join(f"{v} {counts[v]}" for v in VERDICTS))
+    if args.plots is not None:
+        from scaler.sim.plots import draw_frontier
+        for name in sorted(by_workload):
+            lines, bound = frontier_lines(by_workload[name])
+            if lines and bound is not None:
+                print(f"plot: {draw_frontier(args.plots / f'frontier-{name}.png', name, lines, bound, args.target)}")
     if args.tuned_values:
         for policy, values in sorted(tuned_values(by_workload, args.target).items()):
             print(f"{policy} tuned to: " + ", ".join(f"{value:g} on {n} ({held} hold)"

@@ -1,4 +1,4 @@
-"""scripts/scoreboard.py: the verdicts from bench results, and which run a workload comes from."""
+"""scripts/scoreboard.py: the verdicts from bench results, which run each policy comes from, and the frontier plots."""
 
 import importlib.util
 import json
@@ -56,6 +56,42 @@ def test_prints_each_workload_from_the_last_run_that_scored_it_and_the_counts(tm
     assert "1.30x" in lines["one"] and lines["one"].endswith("won")  # b's "one", not a's lost one
     assert "2.00x" in lines["two"] and lines["two"].endswith("won (over 1.5x the clairvoyant)")  # 100 / 50
     assert out.splitlines()[-1] == "2 workloads: won 2, ahead 0, level 0, lost 0, missed 0, nobody holds 0"
+
+
+def test_a_later_run_replaces_only_the_policies_it_holds(tmp_path, capsys):
+    # The baselines ran once; ours ran again after a change, alone: one table from both.
+    baselines = [r for r in workload("w", (0.98, 100.0), [("static", 1.0, 130.0)]) if r["policy"] != "slo-scaler"]
+    ours_before = [row("w", "slo-scaler", 0.98, 100.0)]
+    first = write(tmp_path / "a", baselines + ours_before)
+    second = write(tmp_path / "b", [row("w", "slo-scaler", 1.0, 110.0)])
+    rows = scoreboard.load([first, second])["w"]
+    assert [r for r in rows if r["policy"] == "slo-scaler"] == [row("w", "slo-scaler", 1.0, 110.0)]
+    assert {r["policy"] for r in rows} == {"slo-scaler", "clairvoyant", "static", "static-peak"}
+    s = scoreboard.score(rows, 0.99)
+    assert s["verdict"] == "won" and s["ratio"] == pytest.approx(130.0 / 110.0)
+
+
+def _swept(name, policy, points, tuned_at):
+    rows = [dict(row(name, policy, att, gpu, point="sweep", knob=k), slo_attainment_min=att - 0.01,
+                 slo_attainment_max=att) for k, (att, gpu) in points]
+    knob, (att, gpu) = next((k, p) for k, p in points if k == tuned_at)
+    return rows + [dict(row(name, policy, att, gpu, knob=knob), slo_attainment_min=att, slo_attainment_max=att)]
+
+
+def test_plots_draw_each_workloads_frontier_from_the_rows_merged_across_runs(tmp_path, capsys):
+    base = _swept("w", "static", [(1, (0.9, 100.0)), (2, (1.0, 200.0))], 2)
+    base += [dict(row("w", "fluid-bound", 1.0, 50.0, point="bound"), slo_attainment_min=1.0, slo_attainment_max=1.0)]
+    ours = _swept("w", "slo-scaler", [(0.5, (1.0, 150.0)), (1.0, (0.95, 90.0))], 0.5)
+    lines, bound = scoreboard.frontier_lines(base + ours)
+    assert bound == 50.0 and [line.policy for line in lines] == ["static", "slo-scaler"]
+    assert lines[1].points == ((150.0, 100.0, 99.0, 100.0), (90.0, 95.0, 94.0, 95.0)) and lines[1].tuned == (150.0, 100.0)
+    first, second = write(tmp_path / "a", base), write(tmp_path / "b", ours)
+    assert scoreboard.main([str(first), str(second), "--plots", str(tmp_path / "png")]) == 0
+    png = tmp_path / "png" / "frontier-w.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"plot: {png}" in capsys.readouterr().out
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit):
+        scoreboard.main([str(first), "--plots", str(tmp_path / "file")])
 
 
 def test_a_directory_without_results_is_named_in_the_error(tmp_path):

@@ -3,6 +3,7 @@ timeline of the tuned points (arrivals, queue, ready replicas, TTFT p99, refusal
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -19,25 +20,38 @@ STYLE = {"slo-scaler": dict(color="black", linewidth=2.2, zorder=10),
          "static-peak": dict(color="darkgoldenrod", linestyle=":", linewidth=1.4)}
 
 
+@dataclass(frozen=True)
+class FrontierLine:
+    """One policy on a frontier plot: its swept points on the evaluation window as (GPU-seconds,
+    attainment %, its lowest %, its highest % over seeds), and its tuned point (GPU-seconds, %)."""
+    policy: str
+    points: tuple[tuple[float, float, float, float], ...]
+    tuned: tuple[float, float]
+
+
 def plot_frontier(path: Path, result, target: float) -> Path:
+    """The frontier of one bench result (scaler.sim.sweep): see `draw_frontier`."""
+    def at(p):
+        return (p.mean("eval", "gpu_seconds"), 100 * p.mean("eval", "slo_attainment"),
+                100 * p.stat("eval", "slo_attainment").low, 100 * p.stat("eval", "slo_attainment").high)
+    lines = [FrontierLine(r.policy, tuple(at(p) for p in r.points), at(r.best)[:2]) for r in result.policies]
+    return draw_frontier(path, result.name, lines, result.bound["eval"].mean, target)
+
+
+def draw_frontier(path: Path, name: str, lines: list[FrontierLine], bound: float, target: float) -> Path:
     """Evaluation-window attainment against GPU-seconds: one line per policy through its sweep
     (min-max over seeds as bars), the tuned point ringed, the fluid bound as a vertical line."""
     fig, ax = plt.subplots(figsize=(10, 6.5))
-    for i, r in enumerate(result.policies):
-        style = dict(STYLE.get(r.policy, {}))
+    for i, line in enumerate(lines):
+        style = dict(STYLE.get(line.policy, {}))
         style.setdefault("color", plt.get_cmap("tab10")(i % 10))
         style.setdefault("linewidth", 1.2)
-        xs = [p.mean("eval", "gpu_seconds") for p in r.points]
-        ys = [100 * p.mean("eval", "slo_attainment") for p in r.points]
-        lows = [100 * p.stat("eval", "slo_attainment").low for p in r.points]
-        highs = [100 * p.stat("eval", "slo_attainment").high for p in r.points]
+        xs, ys, lows, highs = (list(v) for v in zip(*line.points))
         # The mean of equal seeds can round a hair past their min or max: bars never go negative.
         ax.errorbar(xs, ys, yerr=[[max(0.0, y - lo) for y, lo in zip(ys, lows)], [max(0.0, hi - y) for y, hi in zip(ys, highs)]],
-                    marker="o", markersize=4, capsize=2, label=r.policy, **style)
-        best = r.best
-        ax.plot([best.mean("eval", "gpu_seconds")], [100 * best.mean("eval", "slo_attainment")], marker="o",
-                markersize=12, markerfacecolor="none", markeredgecolor=style["color"], markeredgewidth=2, linestyle="none")
-    bound = result.bound["eval"].mean
+                    marker="o", markersize=4, capsize=2, label=line.policy, **style)
+        ax.plot([line.tuned[0]], [line.tuned[1]], marker="o", markersize=12, markerfacecolor="none",
+                markeredgecolor=style["color"], markeredgewidth=2, linestyle="none")
     ax.axvline(bound, color="red", linewidth=1.0, linestyle="-.", label=f"fluid bound {bound:,.0f} GPU-s")
     ax.axhline(100 * target, color="red", linewidth=0.8, linestyle="--", label=f"target {target:.0%}")
     ax.set_xlabel("GPU replica-seconds, evaluation window (mean over seeds)")
@@ -45,7 +59,7 @@ def plot_frontier(path: Path, result, target: float) -> Path:
     ax.set_ylim(bottom=max(0.0, min(ax.get_ylim()[0], 100 * target - 5)))
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right", fontsize=8)
-    ax.set_title(f"{result.name}: every policy's sweep, tuned points ringed (tuned on the first third)")
+    ax.set_title(f"{name}: every policy's sweep, tuned points ringed (tuned on the first third)")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)
