@@ -189,8 +189,10 @@ def main(argv: list[str] | None = None) -> int:
         from scaler.sim.plots import draw_frontier
         for name in sorted(by_workload):
             lines, bound = frontier_lines(by_workload[name])
-            if lines and bound is not None:
-                print(f"plot: {draw_frontier(args.plots / f'frontier-{name}.png', name, lines, bound, args.target)}")
+            if not lines or bound is None:
+                print(f"no plot for {name}: its runs hold no swept policy or no fluid bound", file=sys.stderr)
+                continue
+            print(f"plot: {draw_frontier(args.plots / f'frontier-{name}.png', name, lines, bound, args.target)}")
     if args.tuned_values:
         for policy, values in sorted(tuned_values(by_workload, args.target).items()):
             print(f"{policy} tuned to: " + ", ".join(f"{value:g} on {n} ({held} hold)"

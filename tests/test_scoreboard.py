@@ -89,6 +89,9 @@ def test_plots_draw_each_workloads_frontier_from_the_rows_merged_across_runs(tmp
     assert scoreboard.main([str(first), str(second), "--plots", str(tmp_path / "png")]) == 0
     png = tmp_path / "png" / "frontier-w.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"plot: {png}" in capsys.readouterr().out
+    # A run without the bound (ours alone) draws nothing and says so.
+    assert scoreboard.main([str(second), "--plots", str(tmp_path / "alone")]) == 0
+    assert "no plot for w" in capsys.readouterr().err and not (tmp_path / "alone" / "frontier-w.png").exists()
     (tmp_path / "file").write_text("")
     with pytest.raises(SystemExit):
         scoreboard.main([str(first), "--plots", str(tmp_path / "file")])
