@@ -2290,6 +2290,14 @@ def test_forbid_skips_skip_the_slots_a_job_overruns_and_triage_the_backlog_at_th
     check_forbid_skips(arrivals, times, seconds, *forbid_schedule())
 
 
+def moved(set_arrivals, number: int, name: str) -> tuple[list, list[float], float]:
+    """A set's trace with its requests put at uniformly random times over its span: the look-alike every shape check
+    of sets 21 on must reject. Its arrivals, their times and the span."""
+    arrivals = set_arrivals(number)[f"{name}.csv"]
+    times, seconds, _ = shifted(name, arrivals, unseen.SETS[number][1])
+    return arrivals, sorted(random.Random(f"look-alikes/{name}").uniform(0.0, seconds) for _ in times), seconds
+
+
 def replayed(rows: list[tuple[float, int, int]]) -> tuple[list, list[float]]:
     """Generated rows as the reader's arrivals (only prompt_tokens and max_tokens are read) and their times."""
     return ([types.SimpleNamespace(prompt_tokens=p, max_tokens=o) for _, p, o in rows], [t for t, _, _ in rows])
@@ -2648,9 +2656,7 @@ def test_rollout_phases_check_rejects_jitter_a_fixed_delay_no_rollout_and_shuffl
     clumps), and the trace's requests moved to uniformly random times (no runs): each fails the check, on seeds 0-15 too
     (checked while writing it)."""
     if look_alike == "shuffled":
-        arrivals = set_arrivals(21)["rollout-phases.csv"]
-        times, seconds, _ = shifted("rollout-phases", arrivals, unseen.set21_trace)
-        times = sorted(random.Random("look-alikes/rollout-phases").uniform(0.0, seconds) for _ in times)
+        arrivals, times, seconds = moved(set_arrivals, 21, "rollout-phases")
     else:
         patches = {"jitter": ("PHASE_JITTER_S", 20.0),
                    "fixed-delay": ("phase_next", lambda fire, done: done + unseen.PHASE_PERIOD_S),
@@ -2770,9 +2776,7 @@ def test_rebalance_stall_check_rejects_cooperative_rebalances_a_short_poll_inter
     is added until the hung member leaves: fails the silence), and the trace's requests moved to uniformly random times
     (no silence): each fails the check, on seeds 0-15 too (checked while writing it)."""
     if look_alike == "moved":
-        arrivals = set_arrivals(22)["rebalance-stall.csv"]
-        times, seconds, _ = shifted("rebalance-stall", arrivals, unseen.set22_trace)
-        times = sorted(random.Random("look-alikes/rebalance-stall").uniform(0.0, seconds) for _ in times)
+        arrivals, times, seconds = moved(set_arrivals, 22, "rebalance-stall")
     else:
         patches = {"cooperative": ("STALL_EAGER", False), "one-minute-poll": ("STALL_MAX_POLL_S", 60.0),
                    "exclude-persistent-lag": ("STALL_EXCLUDE_PERSISTENT", True)}
@@ -2981,9 +2985,7 @@ def test_retry_set_drain_check_rejects_a_fixed_delay_fewer_retries_and_moved_tim
     and the trace's requests moved to uniformly random times (fails the outage's silence): each fails the check, on
     seeds 0-15 too (checked while writing it)."""
     if look_alike == "moved":
-        arrivals = set_arrivals(23)["retry-set-drain.csv"]
-        times, seconds, _ = shifted("retry-set-drain", arrivals, unseen.set23_trace)
-        times = sorted(random.Random("look-alikes/retry-set-drain").uniform(0.0, seconds) for _ in times)
+        arrivals, times, seconds = moved(set_arrivals, 23, "retry-set-drain")
     else:
         patches = {"ten-seconds": ("drain_delay", lambda rng, count: 10 + rng.randrange(10) * (count + 1)),
                    "two-retries": ("DRAIN_MAX_RETRIES", 2)}
@@ -3049,9 +3051,7 @@ def test_replica_limits_check_rejects_a_shared_limit_no_limit_and_moved_times(se
     requests moved to uniformly random times (fails the pace): each fails the check, on seeds 0-15 too (checked while
     writing it)."""
     if look_alike == "moved":
-        arrivals = set_arrivals(23)["replica-limits.csv"]
-        times, seconds, _ = shifted("replica-limits", arrivals, unseen.set23_trace)
-        times = sorted(random.Random("look-alikes/replica-limits").uniform(0.0, seconds) for _ in times)
+        arrivals, times, seconds = moved(set_arrivals, 23, "replica-limits")
     else:
         patches = {"shared": ("LIMIT_SHARED", True), "unlimited": ("LIMIT_RPS", 1000.0)}
         with monkeypatch.context() as patch:  # the check reads limit-rps: keep it out of the patch
@@ -3108,9 +3108,7 @@ def test_cooldown_parking_check_rejects_a_replica_floor_a_short_cooldown_and_mov
     (parked every one to two minutes: fails the spacing), and the trace's requests moved to uniformly random times (no
     gap): each fails the check, on seeds 0-15 too (checked while writing it)."""
     if look_alike == "moved":
-        arrivals = set_arrivals(23)["cooldown-parking.csv"]
-        times, seconds, _ = shifted("cooldown-parking", arrivals, unseen.set23_trace)
-        times = sorted(random.Random("look-alikes/cooldown-parking").uniform(0.0, seconds) for _ in times)
+        arrivals, times, seconds = moved(set_arrivals, 23, "cooldown-parking")
     else:
         patches = {"floor": ("PARK_MIN_REPLICAS", 1), "one-minute": ("PARK_COOLDOWN_S", 60.0)}
         monkeypatch.setattr(unseen, *patches[look_alike])
@@ -3201,9 +3199,7 @@ def test_cache_stampede_check_rejects_stale_updating_a_longer_ttl_and_moved_time
     the check, on seeds 0-15 too (checked while writing it)."""
     purge = set24_event("cache-stampede", unseen.STAMPEDE_PURGE_S)
     if look_alike == "moved":
-        arrivals = set_arrivals(24)["cache-stampede.csv"]
-        times, seconds, _ = shifted("cache-stampede", arrivals, unseen.set24_trace)
-        times = sorted(random.Random("look-alikes/cache-stampede").uniform(0.0, seconds) for _ in times)
+        arrivals, times, seconds = moved(set_arrivals, 24, "cache-stampede")
     else:
         patches = {"use-stale": ("STAMPEDE_USE_STALE", True), "ten-minutes": ("STAMPEDE_TTL_S", 600.0)}
         with monkeypatch.context() as patch:  # the check reads the TTL: keep it out of the patch
@@ -3250,9 +3246,7 @@ def test_cold_replicas_check_rejects_a_shared_cache_and_moved_times(set_arrivals
     it)."""
     start = set24_event("cold-replicas", unseen.REPLICA_ROLLOUT_S)
     if look_alike == "moved":
-        arrivals = set_arrivals(24)["cold-replicas.csv"]
-        times, seconds, _ = shifted("cold-replicas", arrivals, unseen.set24_trace)
-        times = sorted(random.Random("look-alikes/cold-replicas").uniform(0.0, seconds) for _ in times)
+        arrivals, times, seconds = moved(set_arrivals, 24, "cold-replicas")
     else:
         monkeypatch.setattr(unseen, "REPLICA_SHARED", True)
         rows, seconds, _ = unseen.set24_trace("cold-replicas", 0)
@@ -3309,9 +3303,7 @@ def test_capped_scaleout_check_rejects_a_queue_metric_a_low_target_and_moved_tim
     fails the check, on seeds 0-15 too (checked while writing it)."""
     bulk = set24_event("capped-scaleout", unseen.CAPPED_BULK_AT_S)
     if look_alike == "moved":
-        arrivals = set_arrivals(24)["capped-scaleout.csv"]
-        times, seconds, _ = shifted("capped-scaleout", arrivals, unseen.set24_trace)
-        times = sorted(random.Random("look-alikes/capped-scaleout").uniform(0.0, seconds) for _ in times)
+        arrivals, times, seconds = moved(set_arrivals, 24, "capped-scaleout")
     else:
         patches = {"queue": ("CAPPED_METRIC", "queue"), "low-target": ("CAPPED_TARGET", 35.0)}
         monkeypatch.setattr(unseen, *patches[look_alike])
