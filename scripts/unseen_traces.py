@@ -1801,9 +1801,103 @@ is cached. Nothing here is cited from memory.
   consumer's pods every 15 s on its queue, here the HPA reads a metric that saturates, and the same backlog reaches the
   model over minutes, in steps of at most 1/0.7.
 
+Set 25 (`--set 25`): three more shapes, 20 minutes each, chosen from the source and documentation of a browser's
+EventSource (Chromium's and Firefox's defaults, the HTML standard), of Slack's Events API and its Bolt framework, and of
+an LLM gateway's rate limiter and the OpenAI SDK's retries (LiteLLM's proxy, openai-python), without running any policy
+on them or reading any policy's result (nor any results file; of docs/simulator.md only set 24's paragraph was read,
+whose last five lines give set 24's scoring, read after these traces and their checks were written; nothing else of it);
+the set is held out, designed blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this session, through a
+search of stored copies: the pages and files cited below, in excerpts or whole as said; also seen and not used: Azure
+Functions' scale controller (a new instance at most every 30 s for non-HTTP triggers; target-based scaling adds four at
+a time; learn.microsoft.com, event-driven scaling and target-based scaling, read in excerpts: a consumer's scale-out,
+which sets 16 and 24 cover), a blog's claim that Slack retries "at roughly one-minute intervals" (questionbase.com, read
+in an excerpt: it contradicts the schedule below), X's Account Activity API retries (3 s, then retries over five
+minutes; developer.x.com, read in an excerpt: not a model's caller) and clients that reconnect to a stream after a drop
+(vercel/ai issue 14617, oguzbilgic/kern-ai pull request 16, read in excerpts: duplicated streams, not model calls).
+Slack's own Events API page was not found in the search. Nothing here is cited from memory.
+- `eventsource-loops.csv` (~5.1 requests/s; 4.78-5.26 on seeds 0-15): a docs site's assistant whose release streams each
+  answer through an EventSource that the page never closes: when the server ends the stream the browser reconnects 3 s
+  later and the same question is answered again, and again, for as long as the page stays open, so the calls pile up as
+  readers load the new page and fall back at once when a fix answers the reconnections 204. The HTML standard: once a
+  stream's fetch completes the user agent must "reestablish the connection. This applies whether the connection is
+  closed gracefully or unexpectedly" (whatwg/html commit f4ec649), after the reconnection time; "Once the user agent has
+  failed the connection, it does not attempt to reconnect" (commit 39b1845); both read in excerpts. Chromium's default:
+  `const uint64_t EventSource::kDefaultReconnectDelay = 3000;` (third_party/blink/renderer/modules/
+  eventsource/event_source.cc, in copies, read in excerpts); Firefox's: DEFAULT_RECONNECTION_TIME_VALUE 5000, the pref
+  dom.server-events.default-reconnection-time (dom/base/EventSource.cpp and modules/libpref's init/all.js, in copies,
+  read in excerpts). "Clients respect HTTP status codes: non-2xx responses (e.g., 500) trigger retries, while 204 or
+  invalid content types halt the process" (app.studyraid.com, "Automatic Reconnection Mechanisms", read in an excerpt);
+  "if you use the built-in EventSource class in Chrome the client infinitely reconnects unless manually closed", the end
+  of a stream marked by a "done" event the client watches for (a maintainer in joshmossas/event-source-plus issue 19); a
+  reconnect that "starts from the very beginning" of an OpenAI answer (rexxars/eventsource-client issue 10); an
+  "infinite request loop" of internal reconnects (sanity-io/client pull request 1236); a reconnecting client that "keeps
+  re-calling the API" (launchdarkly/swift-eventsource issue 81); browsers' EventSource "always reconnect after event
+  sink is closed" (Jim Ma on the jaxrs-dev list, 2018); all read in excerpts. Here: other traffic Poisson at 4
+  requests/s with the conversation trace's lengths; docs pages opened Poisson at 0.25 a second (from 600 s before the
+  trace), each asking one question a lognormal 15 s after its load (sigma 0.6) and closed a lognormal 90 s after the
+  question (sigma 0.8), the question's prompt fixed (instructions, 3,400 tokens, and the passages retrieved and the
+  question, lognormal, median 900, sigma 0.5), an answer lognormal, median 250 tokens (sigma 0.5), drawn anew each call,
+  a call taking 0.3 s plus its prompt at 8,000 tokens/s and its output at 45 tokens/s, times a lognormal factor (sigma
+  0.2); from a release at a seeded time in minutes 2-4 the pages loaded since call again 3 s (Chromium's default) after
+  each answer ends, until they close; a fix 6-9 minutes after the release answers reconnections 204, each question then
+  called once (all ours but the browsers' and the standard's behaviour). On seeds 0-15: the assistant's calls at
+  0.82-1.44x the questions before the release, 0.93-2.13x in its first 30 s, 9.3-12.7x from 180 s after it to the fix,
+  97-99% of those repeating their prompt within 30 s, the median wait between two less the reply's median latency
+  2.86-3.03 s, and 0.60-1.33x the questions from 30 s to 90 s after the fix. Where crashloop-replays resends a message
+  at each restart and max-turns-loops runs agents to their turn limit, here a browser resends a finished answer's
+  request on its own, for as long as each reader keeps the page open.
+- `slack-retries.csv` (~6.6 requests/s; 6.38-6.72 on seeds 0-15): a Slack assistant on AWS Lambda that calls the model
+  before it answers Slack's event delivery: every delivery the model keeps past 3 s fails, and Slack sends the event
+  again nearly at once, a minute and five minutes later, each delivery calling the model with the same prompt, so a
+  mention costs four calls, 3 s, ~63 s and ~303 s apart, and an incident's burst of mentions comes back twice. Bolt for
+  Python: on FaaS "set the process_before_response flag to True ... You need to complete your processing within 3
+  seconds or you will run into errors with Slack timeouts", events included (its lazy listeners page,
+  docs.slack.dev/tools/bolt-python/concepts/lazy-listeners, read in an excerpt); Events API deliveries not answered in 3
+  s (http_timeout) are retried three times, "immediately" after the error (for http_timeout at 3 s, without waiting for
+  the response), 1 minute later and 5 minutes later, four deliveries in all (DevelopersIO, "Slack Events
+  APIの再送仕様と回避方法まとめ (Serverless on AWS)", in Japanese, read in an excerpt; seratch's Qiita article on Bolt for Python on
+  FaaS: the same event is re-sent up to three times, read in an excerpt). A ChatGPT bot on Lambda replying back to back,
+  its author's diagnosis "Slack retries the same event delivery as your app didn't respond within 3 seconds"
+  (seratch/ChatGPT-in-Slack issue 27); a GPT-4 bot replying "twice, sometimes up to four times", several POSTs for each
+  message (slackapi/python-slack-sdk issue 1487); duplicates with process_before_response=True (slackapi/bolt-python
+  issues 149 and 1027); replies "spaced out by a minute or so" (monzo/response issue 50); all read in excerpts. Here:
+  other traffic Poisson at 4 requests/s with the conversation trace's lengths; mentions Poisson at 0.5 a second (from
+  400 s before the trace) and 4x that for 120 s from an incident at a seeded time in minutes 3-5; each delivery reaching
+  the model a lognormal 0.2 s after it is sent (sigma 0.5), the thread as the prompt (instructions, 3,000 tokens, and
+  the thread, lognormal, median 1,200, sigma 0.6), a reply lognormal, median 300 tokens (sigma 0.5), drawn anew each
+  call, the latency as in eventsource-loops; a delivery whose call ends more than 3 s after it is sent fails at 3 s, and
+  the next is sent then, 60 s or 300 s later (each counted from the last failure; ours), plus a lognormal 0.5 s (sigma
+  0.5; all ours but Slack's and Bolt's). On seeds 0-15: of the gaps up to 400 s between calls with the same prompt,
+  34-35% in 2.5-6 s, 30-32% in 61-70 s and 21-23% in 301-310 s (86-89% in all); the incident's 2 minutes at 2.3-3.1x the
+  calls before it, and 366-486 s after it 1.41-1.95x the 2 minutes before. Where timeout-retries cuts a call at a
+  proxy's timeout and sends it again at once, here the first call runs on while its copies go out, at fixed lags that
+  return any burst of mentions a minute and six minutes later.
+- `rpm-windows.csv` (~6.1 requests/s; 6.01-6.33 on seeds 0-15): a tenant's batch job through an LLM gateway whose key
+  has a requests-per-minute limit counted per clock minute: at each minute's start every worker, told to retry then,
+  sends at once, the job runs at its own pace until the minute's quota is spent, then nothing reaches the model until
+  the next minute: a square wave locked to the clock, its on-time the quota over the job's pace. LiteLLM's proxy counts
+  a key's requests under `{api_key}::{precise_minute}::request_count`, precise_minute the date, hour and minute, and
+  answers one past rpm_limit 429 with `headers={"retry-after": str(self.time_to_next_minute())}`, the seconds to the
+  next clock minute (litellm/proxy/hooks/parallel_request_limiter.py, in a copy vendored in stanfordnlp/dspy, read in
+  part; the limiters of newer releases not read); keys, users and teams take rpm_limit (aws-samples/bedrock-litellm,
+  docs/25-config/20-rate-limit.md, read in an excerpt). The OpenAI Python SDK retries a 429 twice by default
+  (DEFAULT_MAX_RETRIES = 2; INITIAL_RETRY_DELAY 0.5 s, MAX_RETRY_DELAY 8 s: src/openai/_constants.py, read whole) and
+  sleeps the server's retry-after when it is between 0 and 60 s (_calculate_retry_timeout in _base_client.py, as quoted
+  in a write-up on the client and in SDKs generated from the same template, read in excerpts). Here: other traffic
+  Poisson at 4 requests/s with the conversation trace's lengths; from a seeded time in minutes 2-4 a job of 24 workers,
+  each sending a record (instructions, 3,600 tokens, and the record, lognormal, median 600, sigma 0.5; an extraction,
+  median 200, sigma 0.4) and the next when the reply is in, the latency as in eventsource-loops, each request or 429
+  taking a lognormal 0.05 s on the way (sigma 0.5); the key's rpm_limit 150, the trace's clock a seeded phase into its
+  minute; a 429's worker sleeping the retry-after and sending the record again (the retry at the minute's start is let
+  through, so the SDK never gives up; all ours but LiteLLM's and the SDK's behaviour). So the job's calls run at ~4.8 a
+  second for about half of each minute and stop. On seeds 0-15: 150-155 of the job's calls (with the few other requests
+  as long) in each clock minute after its first, all 24 workers' in the minute's first 2 s and at most 2 in its last 15
+  s. Where replica-limits lets a tenant through leaky buckets at a steady rate per pod and cron-minutes fires jobs on
+  the minute, here a limit's window resets on the minute, and one tenant's load switches on and off with it.
+
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24|25]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -5815,6 +5909,165 @@ def set24_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     })
 
 
+# ---- set 25 ---------------------------------------------------------------------------------------
+
+ES_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+ES_PAGES = 0.25  # docs pages a second whose reader asks the site's assistant one question (ours)
+ES_ASK_S, ES_DWELL_S = (15.0, 0.6), (90.0, 0.8)  # lognormal: a page's load to its question; to its close (ours)
+ES_RECONNECT_S = 3.0  # Chromium's EventSource kDefaultReconnectDelay, 3000 ms (Firefox's default: 5000 ms)
+ES_CLOSES = False  # the widget never calls close() on its last event; True: it does (one call a question)
+ES_RELEASE_S, ES_FIX_AFTER_S = (120.0, 240.0), (360.0, 540.0)  # uniform: the release; the fix after it (ours)
+ES_WARMUP_S = 600.0  # pages opened from this long before the trace (ours)
+ES_TEMPLATE, ES_CONTEXT, ES_OUTPUT = 3400, (900.0, 0.5), (250.0, 0.5)  # tokens; lognormal (ours)
+
+
+def loop_calls(rng: random.Random, seconds: float, release: float, fix: float) -> list[tuple[float, int, int]]:
+    """The assistant's calls: pages loaded Poisson at ES_PAGES, each asking one question (a fixed prompt: the
+    instructions, the passages retrieved for it and the question) a lognormal ES_ASK_S after its load and closed a
+    lognormal ES_DWELL_S after that. A page loaded after `release` streams the answer through an EventSource it never
+    closes, so when the server ends the stream the browser reconnects ES_RECONNECT_S later and the same question is
+    answered again, until the page closes; from `fix` the server answers a reconnection 204, and the browser stops."""
+    rows = []
+    for load in poisson_times(rng, ES_PAGES, -ES_WARMUP_S, seconds):
+        t = load + lognormal_draw(rng, ES_ASK_S)
+        closed = t + lognormal_draw(rng, ES_DWELL_S)
+        prompt = clamp(ES_TEMPLATE + lognormal_draw(rng, ES_CONTEXT), PROMPT_MAX)
+        again = load >= release and not ES_CLOSES
+        first = True
+        while t < min(closed, seconds) and (first or t < fix):  # a reconnection after the fix gets a 204
+            output = clamp(lognormal_draw(rng, ES_OUTPUT), OUTPUT_MAX)
+            if t >= 0.0:
+                rows.append((t, prompt, output))
+            if not again:
+                break
+            t += reply_latency(rng, prompt, output) + ES_RECONNECT_S  # the stream ends, then the reconnection
+            first = False
+    return rows
+
+
+def eventsource_loops(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at ES_OTHER with the conversation trace's lengths, plus a docs assistant's calls
+    (loop_calls) through a release that streams its answers through an EventSource left open and a fix that stops the
+    reconnections, both at seeded times. The rows, and the assistant's calls per 10 s."""
+    release = rng.uniform(*ES_RELEASE_S)
+    fix = release + rng.uniform(*ES_FIX_AFTER_S)
+    calls = loop_calls(rng, seconds, release, fix)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, ES_OTHER, 0.0, seconds)]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+SLACK_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+SLACK_MENTIONS = 0.5  # mentions of a Slack assistant a second (ours)
+SLACK_INCIDENT_S, SLACK_INCIDENT = (180.0, 300.0), (4.0, 120.0)  # uniform: an incident's start; the mentions x4 for
+# 120 s while its channel asks the assistant (ours)
+SLACK_ACK_S = 3.0  # the Events API's wait for a 2xx before it counts an http_timeout
+SLACK_RETRY_S = (0.0, 60.0, 300.0)  # its 3 retries: nearly immediately, 1 minute, 5 minutes (after the last failure)
+SLACK_SEND_S = (0.5, 0.5)  # lognormal: Slack's delay in sending an attempt, "nearly immediately" (ours)
+SLACK_HANDLER_S = (0.2, 0.5)  # lognormal: a delivery to the listener's model call (API Gateway, Lambda; ours)
+SLACK_ACK_FIRST = False  # process_before_response True, as Bolt's FaaS docs ask; True: Bolt's default, ack first
+SLACK_WARMUP_S = 400.0  # mentions from this long before the trace, their retries reaching into it (ours)
+SLACK_TEMPLATE, SLACK_THREAD, SLACK_OUTPUT = 3000, (1200.0, 0.6), (300.0, 0.5)  # tokens; lognormal (ours)
+
+
+def slack_calls(rng: random.Random, seconds: float, incident: float) -> list[tuple[float, int, int]]:
+    """The assistant's model calls: mentions Poisson at SLACK_MENTIONS, SLACK_INCIDENT times that for a while from
+    `incident`, each an event the Events API delivers to a Bolt app on Lambda whose listener calls the model (the
+    thread as its prompt, non-streaming) before it answers; a delivery not answered within SLACK_ACK_S fails, and the
+    event is sent again after each of SLACK_RETRY_S, each delivery calling the model with the same prompt. With
+    SLACK_ACK_FIRST the app answers first: one call a mention."""
+    factor, length = SLACK_INCIDENT
+    mentions = sorted(poisson_times(rng, SLACK_MENTIONS, -SLACK_WARMUP_S, seconds)
+                      + poisson_times(rng, SLACK_MENTIONS * (factor - 1.0), incident, incident + length))
+    rows = []
+    for t in mentions:
+        prompt = clamp(SLACK_TEMPLATE + lognormal_draw(rng, SLACK_THREAD), PROMPT_MAX)
+        for delay in (None, *SLACK_RETRY_S):
+            if delay is not None:  # the last delivery failed at its ack timeout: Slack sends the event again
+                t += SLACK_ACK_S + delay + lognormal_draw(rng, SLACK_SEND_S)
+            call = t + lognormal_draw(rng, SLACK_HANDLER_S)
+            output = clamp(lognormal_draw(rng, SLACK_OUTPUT), OUTPUT_MAX)
+            if 0.0 <= call < seconds:
+                rows.append((call, prompt, output))
+            if SLACK_ACK_FIRST or call + reply_latency(rng, prompt, output) <= t + SLACK_ACK_S:
+                break  # answered in time
+    return rows
+
+
+def slack_retries(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at SLACK_OTHER with the conversation trace's lengths, plus a Slack assistant's model
+    calls (slack_calls), its channel's incident at a seeded time. The rows, and the assistant's calls per 10 s."""
+    incident = rng.uniform(*SLACK_INCIDENT_S)
+    calls = slack_calls(rng, seconds, incident)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, SLACK_OTHER, 0.0, seconds)]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+WINDOW_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+WINDOW_RPM, WINDOW_WORKERS = 150, 24  # the tenant key's rpm_limit; its batch job's workers, a closed loop each (ours)
+WINDOW_START_S = (120.0, 240.0)  # uniform: when the job starts (ours)
+WINDOW_LIMITER = "minute"  # LiteLLM's counter a key has for each clock minute; "bucket": a token bucket (look-alike)
+WINDOW_BUCKET = 10  # the look-alike's depth, refilled at WINDOW_RPM / 60 a second (ours)
+WINDOW_RTT_S = (0.05, 0.5)  # lognormal: a request to the proxy, or a 429 back to the worker (ours)
+WINDOW_TEMPLATE, WINDOW_RECORD, WINDOW_OUTPUT = 3600, (600.0, 0.5), (200.0, 0.4)  # tokens; lognormal (ours)
+
+
+def window_calls(rng: random.Random, seconds: float, start: float, phase: float) -> list[tuple[float, int, int]]:
+    """The job's calls the proxy lets through: from `start`, WINDOW_WORKERS workers each sending a record, the next
+    once the reply is in; the proxy counts a key's requests per clock minute (`phase` s into one at t = 0) and answers
+    those past WINDOW_RPM 429 with retry-after the seconds to the next minute, which the OpenAI SDK sleeps before
+    trying the record again (as the job does once the SDK gives up)."""
+    tokens, last = float(WINDOW_BUCKET), start
+    counted: dict[int, int] = {}
+    rows, order = [], itertools.count()
+    attempts = [(start + lognormal_draw(rng, WINDOW_RTT_S), next(order), None) for _ in range(WINDOW_WORKERS)]
+    heapq.heapify(attempts)
+    while attempts:
+        t, _, record = heapq.heappop(attempts)
+        if t >= seconds:
+            break
+        if record is None:  # a worker takes the next record
+            record = (clamp(WINDOW_TEMPLATE + lognormal_draw(rng, WINDOW_RECORD), PROMPT_MAX),
+                      clamp(lognormal_draw(rng, WINDOW_OUTPUT), OUTPUT_MAX))
+        if WINDOW_LIMITER == "minute":
+            minute = math.floor((t + phase) / 60.0)
+            admit, wait = counted.get(minute, 0) < WINDOW_RPM, (minute + 1) * 60.0 - phase - t
+            counted[minute] = counted.get(minute, 0) + admit
+        else:
+            tokens, last = min(float(WINDOW_BUCKET), tokens + (t - last) * WINDOW_RPM / 60.0), t
+            admit, wait = tokens >= 1.0, (1.0 - tokens) * 60.0 / WINDOW_RPM
+            tokens -= admit
+        if admit:
+            rows.append((t, *record))
+            done = t + reply_latency(rng, *record) + lognormal_draw(rng, WINDOW_RTT_S)
+            heapq.heappush(attempts, (done, next(order), None))
+        else:  # the 429 comes back, the SDK sleeps retry-after, and the request goes out again
+            heapq.heappush(attempts, (t + wait + 2.0 * lognormal_draw(rng, WINDOW_RTT_S), next(order), record))
+    return rows
+
+
+def rpm_windows(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at WINDOW_OTHER with the conversation trace's lengths, plus a tenant's batch job through
+    an LLM gateway's per-minute request limit (window_calls), started at a seeded time. The rows, and the job's calls
+    per 10 s."""
+    start, phase = rng.uniform(*WINDOW_START_S), rng.uniform(0.0, 60.0)
+    calls = window_calls(rng, seconds, start, phase)
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, WINDOW_OTHER, 0.0, seconds)]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
+SET25 = ("eventsource-loops", "slack-retries", "rpm-windows")
+
+
+def set25_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised assistant, bot or job calls spread over each 10 s) of one set-25 trace."""
+    return binned_trace("set25", name, seed, {
+        "eventsource-loops": (ES_OTHER, eventsource_loops),
+        "slack-retries": (SLACK_OTHER, slack_retries),
+        "rpm-windows": (WINDOW_OTHER, rpm_windows),
+    })
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
@@ -5822,7 +6075,7 @@ SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: 
         14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace), 17: (SET17, set17_trace),
         18: (SET18, set18_trace), 19: (SET19, set19_trace), 20: (SET20, set20_trace),
         21: (SET21, set21_trace), 22: (SET22, set22_trace), 23: (SET23, set23_trace),
-        24: (SET24, set24_trace)}
+        24: (SET24, set24_trace), 25: (SET25, set25_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

@@ -175,7 +175,8 @@ def test_set2_is_unchanged_byte_for_byte(written):
     assert digests(written(2)) == SET2_SEED0
 
 
-@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24])
+@pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
+                                    25])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -247,7 +248,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
                                                     (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0),
                                                     (17, 7.0, 13.0), (18, 4.0, 11.0), (19, 7.0, 11.0),
                                                     (20, 4.5, 10.0), (21, 4.0, 9.0), (22, 4.0, 9.0),
-                                                    (23, 5.5, 11.0), (24, 4.0, 10.5)])
+                                                    (23, 5.5, 11.0), (24, 4.0, 10.5), (25, 4.5, 9.5)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -273,10 +274,10 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   18: (unseen.SET18, unseen.set18_trace, 0.1), 19: (unseen.SET19, unseen.set19_trace, 0.1),
                   20: (unseen.SET20, unseen.set20_trace, 0.1), 21: (unseen.SET21, unseen.set21_trace, 0.1),
                   22: (unseen.SET22, unseen.set22_trace, 0.1), 23: (unseen.SET23, unseen.set23_trace, 0.1),
-                  24: (unseen.SET24, unseen.set24_trace, 0.1)}
+                  24: (unseen.SET24, unseen.set24_trace, 0.1), 25: (unseen.SET25, unseen.set25_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -298,12 +299,13 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     investigation, job and worker calls per 10 s for alert-groups, rollout-phases and head-of-line, of the realised
     consumer, Job and task calls per 10 s for rebalance-stall, shard-stragglers and beat-overlap, of the realised job,
     tenant and activity calls per 10 s for retry-set-drain, replica-limits and cooldown-parking, of the realised
-    summary, question and document calls per 10 s for cache-stampede, cold-replicas and capped-scaleout) within 5%:
+    summary, question and document calls per 10 s for cache-stampede, cold-replicas and capped-scaleout, of the
+    realised assistant, bot and job calls per 10 s for eventsource-loops, slack-retries and rpm-windows) within 5%:
     0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7,
     0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set
     12, 0.976-1.013 for set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for
     set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19, 0.991-1.028 for set 20, 0.986-1.020 for set 21,
-    0.982-1.016 for set 22, 0.988-1.020 for set 23, 0.974-1.027 for set 24."""
+    0.982-1.016 for set 22, 0.988-1.020 for set 23, 0.974-1.027 for set 24, 0.982-1.020 for set 25."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -3119,7 +3121,7 @@ def test_cooldown_parking_check_rejects_a_replica_floor_a_short_cooldown_and_mov
 
 
 @pytest.mark.parametrize("args, option", [
-    (["--set", "25"], "--set"),
+    (["--set", "26"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
@@ -3311,3 +3313,171 @@ def test_capped_scaleout_check_rejects_a_queue_metric_a_low_target_and_moved_tim
         arrivals, times = replayed(rows)
     with pytest.raises(AssertionError):
         check_capped_scaleout(arrivals, times, seconds, bulk)
+
+
+def set25_events(name: str, seed: int = 0) -> tuple[float, ...]:
+    """A set-25 trace's events, its generator's first draws: the release and the fix, the incident, or the job's start
+    and the clock's phase in its minute."""
+    rng = random.Random(f"unseen-set25/{name}/{seed}")
+    if name == "eventsource-loops":
+        release = rng.uniform(*unseen.ES_RELEASE_S)
+        return release, release + rng.uniform(*unseen.ES_FIX_AFTER_S)
+    if name == "slack-retries":
+        return (rng.uniform(*unseen.SLACK_INCIDENT_S),)
+    return rng.uniform(*unseen.WINDOW_START_S), rng.uniform(0.0, 60.0)
+
+
+def same_prompt_pairs(calls: list[tuple[float, int, int]]) -> list[tuple[int, float, float, int]]:
+    """Each call (time, prompt, output) and the next call with the same prompt: (prompt, time, next time, output)."""
+    by_prompt: dict[int, list[tuple[float, int]]] = {}
+    for t, prompt, output in sorted(calls):
+        by_prompt.setdefault(prompt, []).append((t, output))
+    return [(prompt, a, b, out) for prompt, ts in by_prompt.items() for (a, out), (b, _) in zip(ts, ts[1:])]
+
+
+def check_eventsource_loops(arrivals: list, times: list[float], seconds: float, release: float, fix: float) -> None:
+    """The shape test_eventsource_loops_... asserts, on any trace; `release` and `fix` are the generator's."""
+    calls = [(t, a.prompt_tokens, a.max_tokens) for t, a in zip(times, arrivals)
+             if a.prompt_tokens >= unseen.ES_TEMPLATE]
+    rate, questions = rate_between(sorted(t for t, _, _ in calls)), unseen.ES_PAGES
+    # one call a question before the release ...
+    assert rate(30.0, release) <= 2.0 * questions, rate(30.0, release) / questions
+    # ... then the pages loaded since loop, and pile up as readers open them: no jump at the release ...
+    assert rate(release, release + 30.0) <= 3.0 * questions, rate(release, release + 30.0) / questions
+    assert rate(release + 180.0, fix) >= 6.0 * questions, rate(release + 180.0, fix) / questions
+    # ... each the same question again, a reply and the browser's reconnection time after the last ...
+    pairs = [(p, a, b, out) for p, a, b, out in same_prompt_pairs(calls)
+             if b - a <= 30.0 and release + 180.0 <= a < fix]
+    looping = {a for _, a, _, _ in pairs} | {b for _, _, b, _ in pairs}
+    window = [t for t, _, _ in calls if release + 180.0 <= t < fix]
+    assert len(looping & set(window)) >= 0.85 * len(window), len(looping & set(window)) / len(window)
+    waits = [b - a - unseen.reply_seconds(p, out) for p, a, b, out in pairs]
+    assert 2.4 <= statistics.median(waits) <= 3.6, statistics.median(waits)
+    # ... and one call a question again once the fix answers the reconnections 204
+    assert rate(fix + 30.0, fix + 90.0) <= 2.0 * questions, rate(fix + 30.0, fix + 90.0) / questions
+
+
+def test_eventsource_loops_repeat_each_question_a_reply_and_three_seconds_apart_until_the_fix(set_arrivals):
+    """4 req/s of other traffic plus a docs assistant's questions, a page each (0.25 pages a second, the question 15 s
+    after the load, the page closed a lognormal 90 s later, sigma 0.8), whose widget from a release at a seeded time
+    in minutes 2-4 streams the answer through an EventSource it never closes: Chromium reconnects 3 s after each
+    answer ends and the question is answered again, until the page closes or, 6-9 minutes after the release, the
+    server answers reconnections 204. On seeds 0-15: the assistant's calls at 0.82-1.44x the questions before the
+    release, 0.93-2.13x in the 30 s after it, 9.3-12.7x from 180 s after it to the fix, 97-99% of those repeating their
+    prompt within 30 s, the median wait between two (less the reply's median latency) 2.86-3.03 s, and 0.60-1.33x the
+    questions from 30 s to 90 s after the fix. It finds the assistant's calls by their prompts and takes the release and
+    the fix from the generator; it does not check the pages nor the lengths. Look-alikes it rejects
+    (test_eventsource_loops_check_rejects_...): Firefox's reconnection time (5 s), a widget that closes its
+    EventSource on the last event, and the requests at other times."""
+    arrivals = set_arrivals(25)["eventsource-loops.csv"]
+    times, seconds, _ = shifted("eventsource-loops", arrivals, unseen.set25_trace)
+    check_eventsource_loops(arrivals, times, seconds, *set25_events("eventsource-loops"))
+
+
+@pytest.mark.parametrize("look_alike", ["firefox", "closed", "moved"])
+def test_eventsource_loops_check_rejects_firefox_a_closed_eventsource_and_moved_times(set_arrivals, monkeypatch,
+                                                                                     look_alike):
+    """The same generator with Firefox's default reconnection time (dom.server-events.default-reconnection-time,
+    5000 ms: fails the wait), or with a widget that calls close() on its last event (one call a question: fails the
+    loops), and the trace's requests moved to uniformly random times (fails the repeats): each fails the check, on
+    seeds 0-15 too (checked while writing it)."""
+    if look_alike == "moved":
+        arrivals, times, seconds = moved(set_arrivals, 25, "eventsource-loops")
+    else:
+        patches = {"firefox": ("ES_RECONNECT_S", 5.0), "closed": ("ES_CLOSES", True)}
+        monkeypatch.setattr(unseen, *patches[look_alike])
+        rows, seconds, _ = unseen.set25_trace("eventsource-loops", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_eventsource_loops(arrivals, times, seconds, *set25_events("eventsource-loops"))
+
+
+def check_slack_retries(arrivals: list, times: list[float], seconds: float, incident: float) -> None:
+    """The shape test_slack_retries_... asserts, on any trace; `incident` is the generator's."""
+    calls = [(t, a.prompt_tokens, a.max_tokens) for t, a in zip(times, arrivals)
+             if a.prompt_tokens >= unseen.SLACK_TEMPLATE]
+    rate = rate_between(sorted(t for t, _, _ in calls))
+    # each mention's prompt again 3 s, about 63 s and about 303 s after the last: the ack timeout and Slack's retries
+    gaps = [b - a for _, a, b, _ in same_prompt_pairs(calls) if b - a <= 400.0]
+    shares = [sum(1 for g in gaps if low <= g < high) / max(1, len(gaps))
+              for low, high in ((2.5, 6.0), (61.0, 70.0), (301.0, 310.0))]
+    assert len(gaps) >= 200 and min(shares) >= 0.15 and sum(shares) >= 0.75, (len(gaps), shares)
+    # ... so the incident's mentions come back twice: with the first retry, and again six minutes on
+    base = rate(20.0, incident)
+    assert rate(incident, incident + 120.0) >= 1.8 * base, rate(incident, incident + 120.0) / base
+    echo = rate(incident + 366.0, incident + 486.0) / rate(incident + 246.0, incident + 366.0)
+    assert echo >= 1.25, echo
+
+
+def test_slack_retries_send_each_mention_to_the_model_four_times_3_63_and_303_seconds_apart(set_arrivals):
+    """4 req/s of other traffic plus a Slack assistant (Bolt on Lambda, process_before_response, the model called
+    before the answer) mentioned 0.5 times a second, 4x that for 2 minutes from an incident at a seeded time in minutes
+    3-5: each delivery not answered within 3 s is retried nearly immediately, then 1 and 5 minutes after the next
+    failures, each retry calling the model again. On seeds 0-15: of the gaps up to 400 s between calls with the same
+    prompt, 34-35% in 2.5-6 s, 30-32% in 61-70 s and 21-23% in 301-310 s (86-89% in all); the incident's 2 minutes at
+    2.3-3.1x the calls before it, and 366-486 s after it 1.41-1.95x the 2 minutes before that. It finds the
+    assistant's calls by their prompts and takes the incident from the generator; it does not check the mentions nor
+    the lengths. Look-alikes it rejects (test_slack_retries_check_rejects_...): an app that acknowledges first (Bolt's
+    default), and the requests at other times."""
+    arrivals = set_arrivals(25)["slack-retries.csv"]
+    times, seconds, _ = shifted("slack-retries", arrivals, unseen.set25_trace)
+    check_slack_retries(arrivals, times, seconds, *set25_events("slack-retries"))
+
+
+@pytest.mark.parametrize("look_alike", ["ack-first", "moved"])
+def test_slack_retries_check_rejects_an_app_that_acks_first_and_moved_times(set_arrivals, monkeypatch, look_alike):
+    """The same generator with process_before_response False, Bolt's default (the app answers Slack before it calls
+    the model: no retries, fails the gaps), and the trace's requests moved to uniformly random times (fails the gaps):
+    each fails the check, on seeds 0-15 too (checked while writing it)."""
+    if look_alike == "moved":
+        arrivals, times, seconds = moved(set_arrivals, 25, "slack-retries")
+    else:
+        monkeypatch.setattr(unseen, "SLACK_ACK_FIRST", True)
+        rows, seconds, _ = unseen.set25_trace("slack-retries", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_slack_retries(arrivals, times, seconds, *set25_events("slack-retries"))
+
+
+def check_rpm_windows(arrivals: list, times: list[float], seconds: float, start: float, phase: float) -> None:
+    """The shape test_rpm_windows_... asserts, on any trace; `start` and `phase` are the generator's."""
+    rate = rate_between(sorted(t for t, a in zip(times, arrivals) if a.prompt_tokens >= unseen.WINDOW_TEMPLATE))
+    assert rate(0.0, start) <= 0.1, rate(0.0, start)
+    # the clock minutes after the job's first: in each, the limit's requests ...
+    first = math.ceil((start + phase) / 60.0) * 60.0 - phase
+    minutes = [first + 60.0 * k for k in range(1, 20) if first + 60.0 * (k + 1) <= seconds]
+    assert len(minutes) >= 12, len(minutes)
+    per_minute = [rate(m, m + 60.0) * 60.0 for m in minutes]
+    assert all(unseen.WINDOW_RPM - 3 <= n <= unseen.WINDOW_RPM + 8 for n in per_minute), per_minute
+    # ... every worker's at once as the minute starts (each sleeping its 429's retry-after), none at its end
+    heads, tails = [rate(m, m + 2.0) * 2.0 for m in minutes], [rate(m + 45.0, m + 60.0) * 15.0 for m in minutes]
+    assert min(heads) >= 0.8 * unseen.WINDOW_WORKERS and max(tails) <= 4, (heads, tails)
+
+
+def test_rpm_windows_let_the_limit_through_at_the_start_of_each_clock_minute(set_arrivals):
+    """4 req/s of other traffic plus a tenant's batch job (24 workers, each sending a record when the last reply is in)
+    from a seeded time in minutes 2-4, through a LiteLLM proxy whose key counts requests per clock minute (rpm_limit
+    150) and answers the rest 429 with retry-after the seconds to the next minute, which the OpenAI SDK sleeps. On
+    seeds 0-15: the job's calls (with the few other requests as long) at 150-155 in each clock minute after its first,
+    in each 24 in the minute's first 2 s and at most 2 in its last 15 s. It finds the job's calls by their prompts and
+    takes the start and the clock's phase from the generator; it does not check the workers nor the lengths. Look-alikes
+    it rejects (test_rpm_windows_check_rejects_...): a token bucket of the same rate (10 deep), and the requests at
+    other times."""
+    arrivals = set_arrivals(25)["rpm-windows.csv"]
+    times, seconds, _ = shifted("rpm-windows", arrivals, unseen.set25_trace)
+    check_rpm_windows(arrivals, times, seconds, *set25_events("rpm-windows"))
+
+
+@pytest.mark.parametrize("look_alike", ["bucket", "moved"])
+def test_rpm_windows_check_rejects_a_token_bucket_and_moved_times(set_arrivals, monkeypatch, look_alike):
+    """The same generator with a token bucket refilled at 150 a minute, 10 deep (the requests let through as tokens
+    come: fails the minute's start and end), and the trace's requests moved to uniformly random times (fails the
+    counts): each fails the check, on seeds 0-15 too (checked while writing it)."""
+    if look_alike == "moved":
+        arrivals, times, seconds = moved(set_arrivals, 25, "rpm-windows")
+    else:
+        monkeypatch.setattr(unseen, "WINDOW_LIMITER", "bucket")
+        rows, seconds, _ = unseen.set25_trace("rpm-windows", 0)
+        arrivals, times = replayed(rows)
+    with pytest.raises(AssertionError):
+        check_rpm_windows(arrivals, times, seconds, *set25_events("rpm-windows"))
