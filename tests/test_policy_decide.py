@@ -78,6 +78,17 @@ def test_pending_replicas_shorten_the_wait_but_not_the_demand():
     assert with_pending.starting_replicas == 2
 
 
+def test_without_a_pod_listing_a_demand_within_the_hpas_tolerance_counts_no_replica_as_starting():
+    # No pod listing (starting_ages None): decide counts what KEDA's HPA will start. Against 3
+    # replicas the HPA keeps its count up to a demand of 3.3 (its 10% tolerance); the old count,
+    # ceil(demand) - 3, booked a fourth as on its way, and with it capacity that never lands.
+    config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 10_000.0})
+    within = steady(config, waiting=0, running=8, ready=3, completions_per_s=12.8, ticks=20)
+    assert 3.0 < within.demand < 3.3 and within.starting_replicas == 0, within.detail
+    beyond = steady(config, waiting=0, running=8, ready=3, completions_per_s=14.0, ticks=20)
+    assert beyond.demand > 3.3 and beyond.starting_replicas == math.ceil(beyond.demand) - 3
+
+
 def test_red_admission_rate_drains_the_queue_within_budget():
     decision = steady(BASE, waiting=40, running=16, ready=2, completions_per_s=10)
     # Drain 10/s, the queue may hold 10 * 2 s * 0.8 = 16; 24 too many to remove within 2 s.

@@ -13,6 +13,7 @@ from array import array
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 
+from scaler.autoscaling.hpa import Reading, replicas_for
 from scaler.policy import burst_floor, excursions as excursion, forecast_skill, headroom, slow_tokens
 from scaler.policy.config import PolicyConfig
 from scaler.policy.estimate import Estimate, Learned, estimate
@@ -106,7 +107,7 @@ class Decision:
     budget_s: float
     wait_s: float  # slot wait of a request arriving now (part of ttft_s)
     peak_wait_s: float  # worst slot wait before capacity asked for now could arrive
-    demand: float  # replica-equivalents; KEDA AverageValue target 1 => desired = ceil(demand)
+    demand: float  # replica-equivalents; KEDA AverageValue target 1 => desired = ceil(demand), outside the HPA's tolerance
     pressure: float  # demand / ready replicas, for people and dashboards
     admission_rps: float | None  # RED only: what current capacity serves within the SLO
     retry_after_s: float
@@ -221,10 +222,12 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     changed = new_state != state.state
     admission, retry = _admission_and_retry(config, est, new_state, prediction, peak)
 
-    # Replicas asked for but not ready: what KEDA will start for ceil(demand).
+    # Replicas asked for but not ready, where no pod listing says: what KEDA's HPA sets for the
+    # demand. Within its tolerance of the count it has (10%) it keeps that count, so a demand of
+    # 3.2 against 3 starts nothing (counted as starting, it read as capacity on its way).
     pending = list(est.pending)
     if snap.starting_ages is None:
-        want = max(0, math.ceil(demand) - est.ready)
+        want = max(0, replicas_for(Reading("AverageValue", 1.0, value=demand), held) - est.ready)
         pending = pending[:want] + [now] * max(0, want - len(pending))
 
     decision = Decision(
