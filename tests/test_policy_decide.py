@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from scaler.autoscaling.hpa import Reading, replicas_for
 from scaler.policy import ModelState, PolicyConfig, headroom
 from scaler.policy.decide import RELEASE_HOLD_LATENCIES, State
 
@@ -74,19 +75,37 @@ def test_pending_replicas_shorten_the_wait_but_not_the_demand():
     # 50 drained in the 5 s before both replicas land, each takes 8 (the learned batch size,
     # 16 running / 2 ready) at once, the last 14 go at 20/s.
     assert with_pending.wait_s == pytest.approx(5 + 14 / 20)
-    assert with_pending.demand == pytest.approx(without.demand)
+    assert with_pending.need == pytest.approx(without.need)
+    # The same replicas asked for: 2.83 against 2 is asked as 3 whole replicas (the HPA would keep
+    # 2 up to 2.2); against the 4 KEDA has with 2 starting, 2.83 keeps them.
+    assert without.demand == 3.0 and with_pending.demand == pytest.approx(without.need)
     assert with_pending.starting_replicas == 2
 
 
-def test_without_a_pod_listing_a_demand_within_the_hpas_tolerance_counts_no_replica_as_starting():
-    # No pod listing (starting_ages None): decide counts what KEDA's HPA will start. Against 3
-    # replicas the HPA keeps its count up to a demand of 3.3 (its 10% tolerance); the old count,
-    # ceil(demand) - 3, booked a fourth as on its way, and with it capacity that never lands.
+def test_a_demand_past_the_replicas_kedas_has_is_asked_as_whole_replicas_so_the_hpa_starts_them():
+    # The HPA keeps its count while the metric is within its 10% tolerance of it: against 3
+    # replicas a demand of 3.2 started nothing until it reached 3.3.
     config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 10_000.0})
-    within = steady(config, waiting=0, running=8, ready=3, completions_per_s=12.8, ticks=20)
-    assert 3.0 < within.demand < 3.3 and within.starting_replicas == 0, within.detail
-    beyond = steady(config, waiting=0, running=8, ready=3, completions_per_s=14.0, ticks=20)
-    assert beyond.demand > 3.3 and beyond.starting_replicas == math.ceil(beyond.demand) - 3
+    decision = steady(config, waiting=0, running=8, ready=3, completions_per_s=12.8, ticks=20, starting_ages=())
+    assert decision.need == pytest.approx(3.2) and decision.demand == 4.0
+    assert replicas_for(Reading("AverageValue", 1.0, value=decision.need), 3) == 3  # what the need alone got
+    assert replicas_for(Reading("AverageValue", 1.0, value=decision.demand), 3) == 4
+    assert any("4 whole replicas" in note for note in decision.notes)
+    # A need under what KEDA has is not rounded up: 3.2 against 4 ready keeps its fraction.
+    lower = steady(config, waiting=0, running=8, ready=4, completions_per_s=12.8, ticks=20, starting_ages=())
+    assert lower.demand == pytest.approx(3.2)
+
+
+def test_without_a_pod_listing_a_demand_within_the_hpas_tolerance_counts_no_replica_as_starting():
+    # No pod listing (starting_ages None): decide counts what KEDA's HPA will start. From 11
+    # replicas on, one more is within its tolerance: against 12 the HPA keeps 12 up to 13.2, so
+    # 12.5, asked as 13, starts nothing (ceil(demand) - 12 booked one as on its way, with
+    # capacity that never lands).
+    config = PolicyConfig(**{**BASE.__dict__, "max_concurrency": 10_000.0})
+    within = steady(config, waiting=0, running=8, ready=12, completions_per_s=50.0, ticks=20)
+    assert within.demand == 13.0 and within.starting_replicas == 0, within.detail
+    beyond = steady(config, waiting=0, running=8, ready=12, completions_per_s=56.0, ticks=20)
+    assert beyond.demand > 13.2 and beyond.starting_replicas == math.ceil(beyond.demand) - 12
 
 
 def test_red_admission_rate_drains_the_queue_within_budget():
@@ -188,9 +207,9 @@ def test_worked_example_in_docs_policy_md():
     assert decision.wait_s == 0.0  # 46 in flight, 128 slots: nobody waits for a slot
     assert decision.ttft_s == pytest.approx(0.0 + (40_000 / 2 + 2_000) / 10_000)  # 2.2 s
     assert decision.state is State.RED and decision.reason == "wait-exceeds-budget"
-    assert decision.demand == pytest.approx((14 + 6 / 60) / (5 * 0.8))  # 3.525: KEDA asks for 4
-    assert decision.need == decision.demand and decision.burst_window_s == 0.0
-    assert decision.pressure == pytest.approx(3.525 / 2)
+    assert decision.need == pytest.approx((14 + 6 / 60) / (5 * 0.8)) and decision.burst_window_s == 0.0  # 3.525
+    assert decision.demand == 4.0  # within 10% of the 3 KEDA has (2 ready, 1 starting): asked as 4 whole replicas
+    assert decision.pressure == pytest.approx(4.0 / 2)
     # Prefill keeps 28,800 tokens within 0.8 x budget; the 11,200 beyond go within one budget.
     assert decision.admission_rps == pytest.approx((20_000 - 11_200 / 1.8) / 2_000)  # 6.89/s
     assert decision.retry_after_s == 1.0  # 0.2 s over budget, clamped to 1 s

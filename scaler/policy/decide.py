@@ -34,6 +34,9 @@ RELEASE_HOLD_LATENCIES = 1.0
 # No model needs more replicas than this; the bound keeps a poisoned input (a page with a billion
 # waiting) from making one round plan, and book, a billion pending pods.
 MAX_DEMAND_REPLICAS = 1000
+# A demand this little over a whole number of replicas is that number: float noise on a need of
+# exactly 3 must not ask for a fourth.
+WHOLE_REPLICA_SLACK = 1e-9
 # Replicas are added until the measured time per output token sits at this share of the TPOT SLO
 # (a request's mean TPOT varies around the fleet's: busier replicas, prefill-heavy seconds), and
 # until the batches hold at least this share of the safe concurrency S, where TPOT p95 reaches its
@@ -209,6 +212,15 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     if not demand <= MAX_DEMAND_REPLICAS:  # also NaN: hostile inputs must not plan millions of pods
         notes.append(f"demand {demand:.3g} capped at {MAX_DEMAND_REPLICAS} replicas")
         demand = float(MAX_DEMAND_REPLICAS)
+    # The HPA keeps its count while the metric is within its tolerance (10%) of it: 3.2 against 3
+    # replicas started nothing until 3.3, and each step of a slow climb came a sync or two late
+    # (capped-scaleout at 0.7: 82.5% -> 90.5%). Asked as the whole replicas it needs, a demand past
+    # what KEDA has leaves the tolerance up to 10 replicas (11 against 10 is just over it).
+    whole = math.ceil(demand - WHOLE_REPLICA_SLACK)
+    if held > 0 and whole > held and whole > demand:
+        notes.append(f"demand {demand:.2f} asked as {whole} whole replicas: the HPA keeps its {held} while the "
+                     f"demand is within its 10% tolerance of them")
+        demand = float(whole)
     pressure = demand / max(est.ready, 1)
 
     target, reason, detail = _target_state(config, est, prediction, peak)
