@@ -215,10 +215,13 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
     # The HPA keeps its count while the metric is within its tolerance (10%) of it: 3.2 against 3
     # replicas started nothing until 3.3, and each step of a slow climb came a sync or two late
     # (capped-scaleout at 0.7: 82.5% -> 90.5%). Asked as the whole replicas it needs, a demand past
-    # what KEDA has leaves the tolerance up to 10 replicas (11 against 10 is just over it).
+    # what KEDA has leaves the tolerance up to 10 replicas (11 against 10 is just over it). What
+    # KEDA has is known from the pods: replicas decide only expects (no pod listing) may not be
+    # started yet, and a demand read against them would fall back inside the tolerance.
+    known = est.ready + (len(est.pending) if snap.starting_ages is not None else 0)
     whole = math.ceil(demand - WHOLE_REPLICA_SLACK)
-    if held > 0 and whole > held and whole > demand:
-        notes.append(f"demand {demand:.2f} asked as {whole} whole replicas: the HPA keeps its {held} while the "
+    if known > 0 and whole > known and whole > demand:
+        notes.append(f"demand {demand:.2f} asked as {whole} whole replicas: the HPA keeps its {known} while the "
                      f"demand is within its 10% tolerance of them")
         demand = float(whole)
     pressure = demand / max(est.ready, 1)
