@@ -214,7 +214,7 @@ def test_worked_example_in_docs_policy_md():
     assert decision.ttft_s == pytest.approx(0.0 + (40_000 / 2 + 2_000) / 10_000)  # 2.2 s
     assert decision.state is State.RED and decision.reason == "wait-exceeds-budget"
     assert decision.need == pytest.approx((14 + 6 / 60) / (5 * 0.8)) and decision.burst_window_s == 0.0  # 3.525
-    assert decision.demand == 4.0  # within 10% of the 3 KEDA has (2 ready, 1 starting): asked as 4 whole replicas
+    assert decision.demand == 4.0  # past the 3 KEDA has (2 ready, 1 starting): asked as 4 whole replicas
     assert decision.pressure == pytest.approx(4.0 / 2)
     # Prefill keeps 28,800 tokens within 0.8 x budget; the 11,200 beyond go within one budget.
     assert decision.admission_rps == pytest.approx((20_000 - 11_200 / 1.8) / 2_000)  # 6.89/s
