@@ -2946,6 +2946,14 @@ def beside_chat(rng: random.Random, seconds: float, chat_rps: float, starts_rps:
     return sorted(rows + sessions), per_bin_counts((t for t, _, _ in sessions), seconds, bin_s)
 
 
+def beside_other(rng: random.Random, other_rps: float, seconds: float,
+                 calls: list[tuple[float, int, int]]) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """`calls` among other traffic, Poisson at `other_rps` with the conversation trace's lengths (drawn after the
+    calls, from the same stream): the rows, and the calls per 10 s, as `binned_trace`'s draws return them."""
+    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, other_rps, 0.0, seconds)]
+    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+
+
 def binned_trace(set_name: str, name: str, seed: int, traces: dict) -> tuple[list[tuple[float, int, int]], float, Rate]:
     """One 20-minute trace of a set whose traces are a base rate of other traffic plus generated requests counted per
     10 s: `traces` maps each name to (that base in requests/s, draw(rng, seconds) -> (rows, per-10 s counts)), and each
@@ -4033,8 +4041,7 @@ def scaleout_traffic(rng: random.Random, seconds: float) -> tuple[list[tuple[flo
     """Other traffic Poisson at SCALE_OTHER with the conversation trace's lengths, plus the autoscaled consumer's calls.
     The rows, and the consumer's calls per 10 s."""
     calls, _, _ = consumer_scaleout(rng, seconds)
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, SCALE_OTHER, 0.0, seconds)]
-    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+    return beside_other(rng, SCALE_OTHER, seconds, calls)
 
 
 FILL_BASE, FILL_PEAK = 3.0, (15.0, 18.0)  # req/s of interactive traffic away from its peak; the peak (uniform)
@@ -5734,8 +5741,7 @@ def cache_stampede(rng: random.Random, seconds: float) -> tuple[list[tuple[float
     calls per 10 s."""
     purge = rng.uniform(*STAMPEDE_PURGE_S)
     calls = stampede_calls(rng, seconds, purge)
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, STAMPEDE_OTHER, 0.0, seconds)]
-    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+    return beside_other(rng, STAMPEDE_OTHER, seconds, calls)
 
 
 REPLICA_OTHER = 3.0  # req/s of prompts never repeated (the conversation trace's lengths), through the same gateway
@@ -5809,8 +5815,7 @@ def cold_replicas(rng: random.Random, seconds: float) -> tuple[list[tuple[float,
     seeded time. The rows, and the questions' calls per 10 s."""
     rollout = replica_rollout(rng, rng.uniform(*REPLICA_ROLLOUT_S))
     calls = replica_calls(rng, seconds, rollout)
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, REPLICA_OTHER, 0.0, seconds)]
-    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+    return beside_other(rng, REPLICA_OTHER, seconds, calls)
 
 
 CAPPED_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
@@ -5892,8 +5897,7 @@ def capped_scaleout(rng: random.Random, seconds: float) -> tuple[list[tuple[floa
     bulk = (rng.uniform(*CAPPED_BULK_AT_S), rng.randint(*CAPPED_BULK_DOCS))
     calls = [(t, clamp(CAPPED_TEMPLATE + lognormal_draw(rng, CAPPED_TEXT), PROMPT_MAX),
               clamp(lognormal_draw(rng, CAPPED_OUTPUT), OUTPUT_MAX)) for t in capped_parses(rng, seconds, bulk)]
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, CAPPED_OTHER, 0.0, seconds)]
-    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+    return beside_other(rng, CAPPED_OTHER, seconds, calls)
 
 
 SET24 = ("cache-stampede", "cold-replicas", "capped-scaleout")
@@ -5952,8 +5956,7 @@ def eventsource_loops(rng: random.Random, seconds: float) -> tuple[list[tuple[fl
     release = rng.uniform(*ES_RELEASE_S)
     fix = release + rng.uniform(*ES_FIX_AFTER_S)
     calls = loop_calls(rng, seconds, release, fix)
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, ES_OTHER, 0.0, seconds)]
-    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+    return beside_other(rng, ES_OTHER, seconds, calls)
 
 
 SLACK_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
@@ -5998,8 +6001,7 @@ def slack_retries(rng: random.Random, seconds: float) -> tuple[list[tuple[float,
     calls (slack_calls), its channel's incident at a seeded time. The rows, and the assistant's calls per 10 s."""
     incident = rng.uniform(*SLACK_INCIDENT_S)
     calls = slack_calls(rng, seconds, incident)
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, SLACK_OTHER, 0.0, seconds)]
-    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+    return beside_other(rng, SLACK_OTHER, seconds, calls)
 
 
 WINDOW_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
@@ -6051,8 +6053,7 @@ def rpm_windows(rng: random.Random, seconds: float) -> tuple[list[tuple[float, i
     per 10 s."""
     start, phase = rng.uniform(*WINDOW_START_S), rng.uniform(0.0, 60.0)
     calls = window_calls(rng, seconds, start, phase)
-    rows = [(t, *conv_lengths(rng)) for t in poisson_times(rng, WINDOW_OTHER, 0.0, seconds)]
-    return sorted(rows + calls), per_bin_counts((t for t, _, _ in calls), seconds, 10.0)
+    return beside_other(rng, WINDOW_OTHER, seconds, calls)
 
 
 SET25 = ("eventsource-loops", "slack-retries", "rpm-windows")

@@ -2300,6 +2300,14 @@ def moved(set_arrivals, number: int, name: str) -> tuple[list, list[float], floa
     return arrivals, sorted(random.Random(f"look-alikes/{name}").uniform(0.0, seconds) for _ in times), seconds
 
 
+def patched(monkeypatch, number: int, name: str, setting: str, value) -> tuple[list, list[float], float]:
+    """A set's trace drawn (seed 0) with one of the generator's settings changed: the look-alike an upstream default
+    set otherwise makes. Its arrivals, their times and the span."""
+    monkeypatch.setattr(unseen, setting, value)
+    rows, seconds, _ = unseen.SETS[number][1](name, 0)
+    return (*replayed(rows), seconds)
+
+
 def replayed(rows: list[tuple[float, int, int]]) -> tuple[list, list[float]]:
     """Generated rows as the reader's arrivals (only prompt_tokens and max_tokens are read) and their times."""
     return ([types.SimpleNamespace(prompt_tokens=p, max_tokens=o) for _, p, o in rows], [t for t, _, _ in rows])
@@ -2334,9 +2342,7 @@ def test_forbid_skips_check_rejects_other_schedules_and_shuffled_times(set_arriv
         order = sorted(range(len(times)), key=lambda _: rng.random())
         arrivals, times = [arrivals[k] for k in order], sorted(times)
     else:
-        monkeypatch.setattr(unseen, "forbid_next", rules[look_alike])
-        rows, seconds, _ = unseen.set20_trace("forbid-skips", 0)
-        arrivals, times = replayed(rows)
+        arrivals, times, seconds = patched(monkeypatch, 20, "forbid-skips", "forbid_next", rules[look_alike])
     with pytest.raises(AssertionError):
         check_forbid_skips(arrivals, times, seconds, *phase_incident)
 
@@ -2869,12 +2875,9 @@ def test_shard_stragglers_check_rejects_a_work_queue_even_files_and_shuffled_req
         arrivals, times = shuffled_requests(set_arrivals, 22, "shard-stragglers", unseen.set22_trace)
         seconds = 1200.0
     else:
-        if look_alike == "work-queue":
-            monkeypatch.setattr(unseen, "shard_job", work_queue_job)
-        else:
-            monkeypatch.setattr(unseen, "shard_sizes", even_files(unseen.shard_sizes))
-        rows, seconds, _ = unseen.set22_trace("shard-stragglers", 0)
-        arrivals, times = replayed(rows)
+        setting = ("shard_job", work_queue_job) if look_alike == "work-queue" else \
+            ("shard_sizes", even_files(unseen.shard_sizes))
+        arrivals, times, seconds = patched(monkeypatch, 22, "shard-stragglers", *setting)
     with pytest.raises(AssertionError):
         check_shard_stragglers(arrivals, times, seconds)
 
@@ -2930,9 +2933,7 @@ def test_beat_overlap_check_rejects_a_lock_one_process_and_shuffled_requests(set
         seconds = 1200.0
     else:
         patches = {"locked": ("beat_admit", lambda running: running == 0), "one-process": ("BEAT_POOL", 1)}
-        monkeypatch.setattr(unseen, *patches[look_alike])
-        rows, seconds, _ = unseen.set22_trace("beat-overlap", 0)
-        arrivals, times = replayed(rows)
+        arrivals, times, seconds = patched(monkeypatch, 22, "beat-overlap", *patches[look_alike])
     with pytest.raises(AssertionError):
         check_beat_overlap(arrivals, times, seconds)
 
@@ -2991,9 +2992,7 @@ def test_retry_set_drain_check_rejects_a_fixed_delay_fewer_retries_and_moved_tim
     else:
         patches = {"ten-seconds": ("drain_delay", lambda rng, count: 10 + rng.randrange(10) * (count + 1)),
                    "two-retries": ("DRAIN_MAX_RETRIES", 2)}
-        monkeypatch.setattr(unseen, *patches[look_alike])
-        rows, seconds, _ = unseen.set23_trace("retry-set-drain", 0)
-        arrivals, times = replayed(rows)
+        arrivals, times, seconds = patched(monkeypatch, 23, "retry-set-drain", *patches[look_alike])
     with pytest.raises(AssertionError):
         check_retry_set_drain(arrivals, times, seconds, drain_outage())
 
@@ -3113,9 +3112,7 @@ def test_cooldown_parking_check_rejects_a_replica_floor_a_short_cooldown_and_mov
         arrivals, times, seconds = moved(set_arrivals, 23, "cooldown-parking")
     else:
         patches = {"floor": ("PARK_MIN_REPLICAS", 1), "one-minute": ("PARK_COOLDOWN_S", 60.0)}
-        monkeypatch.setattr(unseen, *patches[look_alike])
-        rows, seconds, _ = unseen.set23_trace("cooldown-parking", 0)
-        arrivals, times = replayed(rows)
+        arrivals, times, seconds = patched(monkeypatch, 23, "cooldown-parking", *patches[look_alike])
     with pytest.raises(AssertionError):
         check_cooldown_parking(arrivals, times, seconds)
 
@@ -3250,9 +3247,7 @@ def test_cold_replicas_check_rejects_a_shared_cache_and_moved_times(set_arrivals
     if look_alike == "moved":
         arrivals, times, seconds = moved(set_arrivals, 24, "cold-replicas")
     else:
-        monkeypatch.setattr(unseen, "REPLICA_SHARED", True)
-        rows, seconds, _ = unseen.set24_trace("cold-replicas", 0)
-        arrivals, times = replayed(rows)
+        arrivals, times, seconds = patched(monkeypatch, 24, "cold-replicas", "REPLICA_SHARED", True)
     with pytest.raises(AssertionError):
         check_cold_replicas(arrivals, times, seconds, start)
 
@@ -3308,9 +3303,7 @@ def test_capped_scaleout_check_rejects_a_queue_metric_a_low_target_and_moved_tim
         arrivals, times, seconds = moved(set_arrivals, 24, "capped-scaleout")
     else:
         patches = {"queue": ("CAPPED_METRIC", "queue"), "low-target": ("CAPPED_TARGET", 35.0)}
-        monkeypatch.setattr(unseen, *patches[look_alike])
-        rows, seconds, _ = unseen.set24_trace("capped-scaleout", 0)
-        arrivals, times = replayed(rows)
+        arrivals, times, seconds = patched(monkeypatch, 24, "capped-scaleout", *patches[look_alike])
     with pytest.raises(AssertionError):
         check_capped_scaleout(arrivals, times, seconds, bulk)
 
@@ -3385,9 +3378,7 @@ def test_eventsource_loops_check_rejects_firefox_a_closed_eventsource_and_moved_
         arrivals, times, seconds = moved(set_arrivals, 25, "eventsource-loops")
     else:
         patches = {"firefox": ("ES_RECONNECT_S", 5.0), "closed": ("ES_CLOSES", True)}
-        monkeypatch.setattr(unseen, *patches[look_alike])
-        rows, seconds, _ = unseen.set25_trace("eventsource-loops", 0)
-        arrivals, times = replayed(rows)
+        arrivals, times, seconds = patched(monkeypatch, 25, "eventsource-loops", *patches[look_alike])
     with pytest.raises(AssertionError):
         check_eventsource_loops(arrivals, times, seconds, *set25_events("eventsource-loops"))
 
@@ -3432,9 +3423,7 @@ def test_slack_retries_check_rejects_an_app_that_acks_first_and_moved_times(set_
     if look_alike == "moved":
         arrivals, times, seconds = moved(set_arrivals, 25, "slack-retries")
     else:
-        monkeypatch.setattr(unseen, "SLACK_ACK_FIRST", True)
-        rows, seconds, _ = unseen.set25_trace("slack-retries", 0)
-        arrivals, times = replayed(rows)
+        arrivals, times, seconds = patched(monkeypatch, 25, "slack-retries", "SLACK_ACK_FIRST", True)
     with pytest.raises(AssertionError):
         check_slack_retries(arrivals, times, seconds, *set25_events("slack-retries"))
 
@@ -3476,8 +3465,6 @@ def test_rpm_windows_check_rejects_a_token_bucket_and_moved_times(set_arrivals, 
     if look_alike == "moved":
         arrivals, times, seconds = moved(set_arrivals, 25, "rpm-windows")
     else:
-        monkeypatch.setattr(unseen, "WINDOW_LIMITER", "bucket")
-        rows, seconds, _ = unseen.set25_trace("rpm-windows", 0)
-        arrivals, times = replayed(rows)
+        arrivals, times, seconds = patched(monkeypatch, 25, "rpm-windows", "WINDOW_LIMITER", "bucket")
     with pytest.raises(AssertionError):
         check_rpm_windows(arrivals, times, seconds, *set25_events("rpm-windows"))
