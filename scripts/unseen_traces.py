@@ -1894,10 +1894,117 @@ Slack's own Events API page was not found in the search. Nothing here is cited f
   as long) in each clock minute after its first, all 24 workers' in the minute's first 2 s and at most 2 in its last 15
   s. Where replica-limits lets a tenant through leaky buckets at a steady rate per pod and cron-minutes fires jobs on
   the minute, here a limit's window resets on the minute, and one tenant's load switches on and off with it.
+Set 26 (`--set 26`): three more shapes, 20 minutes each, chosen from the documentation and source of a queue's delivery
+semantics (Amazon SQS's visibility timeout and redrive policy), of the memory layers that agent frameworks put beside a
+model (Azure AI Foundry's memory store, LangMem's ReflectionExecutor) and of a batch engine's task scheduler (Spark's
+speculative execution), without running any policy on them or reading any policy's result (nor any results file; of
+docs/simulator.md only the paragraphs on sets 24 and 25 were read, for their style, after these traces and their checks
+were written, their last lines giving the two sets' scoring; a search of the page for them also showed the first line of
+set 23's; nothing else of it); the set is held out, designed blind. "Ours" and "SOURCES.md" mark the same as in set 4.
+Read this session, through a search of stored copies: the pages and files cited below, in excerpts or whole as said;
+also seen and not used: LangMem's local ReflectionExecutor, which runs the updates that come due one at a time on a
+single worker thread (src/langmem/reflection.py, read in part: a wave would leave as a queue at one call's pace; a store
+that runs each update as it comes due, ours, was taken), Azure.AI.AgentServer's MemorySearchTool, whose update delay
+"Defaults to '60s'" (learn.microsoft.com, read in an excerpt: a look-alike below, not the shape), and Spark's
+spark.speculation.task.duration.threshold for stages of fewer tasks than an executor's slots (apache/spark pull request
+26614, read in an excerpt: not this job's case). Nothing here is cited from memory.
+- `visibility-redelivery.csv` (~5.6 requests/s; 5.37-6.11 on seeds 0-15): a queue consumer that summarises each document
+  chunk by chunk and then as a whole, on an SQS queue at its default visibility timeout: a document that takes longer
+  than 30 s becomes visible again while its first worker is still on it, so another worker receives it and starts it
+  over, and another 30 s later, until the first to finish deletes it, so the long documents are summarised two, three,
+  four times over, in copies that run side by side 30 s apart, until a release extends the visibility while its workers
+  work. The queue's default visibility timeout is 30 s, a received message "temporarily invisible to other consumers"
+  for that long; "If it's too short, the message might become visible again before processing is complete, leading to
+  duplicate processing", and a message neither deleted nor extended in time "counts as a failed receive", which may send
+  it to the dead-letter queue (ReceiveMessageRequest.visibilityTimeout in the AWS SDK for Kotlin's reference,
+  docs.aws.amazon.com, read in an excerpt); ChangeMessageVisibility: "The default visibility timeout for a message is 30
+  seconds" (the same reference, read in an excerpt); the developer guide asks for a timeout longer than the SDK's read
+  timeout, "reducing the risk of duplicate processing", and, in its Japanese edition, for long tasks to extend the
+  timeout programmatically (docs.aws.amazon.com, "Configuring visibility timeouts in Amazon SQS" and "Amazon SQS
+  の可視性タイムアウト", read in excerpts); AWS's .NET messaging library extends it by default, DEFAULT_VISIBILITY_TIMEOUT_SECONDS
+  30 with a heartbeat every second (awslabs.github.io/aws-dotnet-messaging, SQSMessagePollerConfiguration, read in an
+  excerpt). A DeleteMessage succeeds "Even if the message is locked by another reader due to the visibility timeout
+  setting", though with an older receipt handle "the message might not be deleted" (the API's description, in
+  amazonka-sqs's and the AWS SDK for Android's copies, read in excerpts); a redrive policy moves a message to the
+  dead-letter queue once maxReceiveCount is exceeded (the CDK's DeadLetterQueue and Pulumi's RedrivePolicy references,
+  read in excerpts), 5 by default in AWS's Modern Data Architecture Accelerator, "AWS recommends at least 5" (its
+  QueueDlqProps, read in an excerpt). Here: other traffic Poisson at 4 requests/s with the conversation trace's lengths;
+  documents queued Poisson at 0.15 a second (from 300 s before the trace), each a lognormal 4 chunks (sigma 0.6,
+  rounded, at least 1), each chunk a call (instructions, 3,000 tokens, and the chunk, lognormal, median 1,000, sigma
+  0.3; notes, median 300, sigma 0.4) in turn, then one for the whole (the instructions and the notes; a summary, median
+  500, sigma 0.4), outputs drawn anew each call, the latency as in eventsource-loops; a visible message received by an
+  idle worker a lognormal 0.2 s later (sigma 0.5); the first worker to finish deletes it (the doc's "might not be
+  deleted" not taken), those still on it finishing their copies, and SQS moves it to the DLQ rather than a sixth receive
+  (maxReceiveCount 5); from a release at a seeded time in minutes 10-13 the workers extend the visibility while they
+  work, so a message received then is received once (all ours but SQS's behaviour). A document of four chunks takes ~40
+  s. On seeds 0-15: the consumer's calls at 1.71-2.96 a second before the release and 0.69-1.03 from 3 minutes after it
+  (1.84-3.66x); of the gaps up to 45 s between calls with the same prompt before it, 21-24% in 30-32 s and 36-46% in
+  29-36 s (uniform: 4% and 16%), at most 0.01 of the calls repeating a prompt 29-36 s later after it. Where
+  slack-retries' event is sent again at 3 s, 1 and 5 minutes whatever the handler does, and timeout-retries cuts a call
+  at a proxy's minute, here nothing is cut: a document is started over on a 30 s clock for as long as its first worker
+  is still on it, the longest documents most often, until the first copy is done.
+- `memory-debounce.csv` (~5.6 requests/s; 5.14-5.71 on seeds 0-15): an assistant whose memory store extracts what to
+  remember from each conversation once it has been quiet for the store's update delay, while a webinar's attendees ask
+  it questions: during the webinar the updates wait, each new turn putting its conversation's off again, and five
+  minutes after the webinar ends they all come due within a minute, one wave of long prompts from users who have gone.
+  Azure AI Foundry's memory update: "If a new update request is received during this period, it will cancel the current
+  request and reset the timeout. Set to 0 to immediately trigger the update without delay. Defaults to 300 (5 minutes)"
+  (UpdateMemoriesRequest.UpdateDelay, Azure.AI.AgentServer's reference, learn.microsoft.com, read in an excerpt); its
+  memory search tool's update_delay, "Time to wait before updating memories after inactivity (seconds). Default 300"
+  (MemorySearchPreviewTool in the azure-ai-projects references for .NET and JavaScript, read in excerpts); a memory
+  store, created with a chat model deployment, extracts user profiles and chat summaries, each by its description "true"
+  by default (MemoryStoreDefaultOptions, learn.microsoft.com; AzureAIMemoryChatMessageHistory's setup at
+  reference.langchain.com; read in excerpts), while langchain-azure-ai's AzureAIMemoryMiddleware passes update_delay 0
+  by default (reference.langchain.com, read in an excerpt). LangMem's guide: "you can wait for conversation activity to
+  settle. This guide shows how to use ReflectionExecutor to debounce memory processing" (its "Delayed Background Memory
+  Processing", langchain-ai.github.io/langmem, read in an excerpt); its executor's submit takes after_seconds, 0 by
+  default, and a new submit for a thread cancels the one pending (src/langmem/reflection.py, github.com/langchain-ai/
+  langmem, read in part). Here: other traffic Poisson at 3 requests/s with the conversation trace's lengths; the
+  assistant's everyday conversations started Poisson at 0.05 a second (from 900 s before the trace), 5 messages on
+  average (geometric), a lognormal 40 s after each reply (sigma 0.8); a webinar from a seeded time in minutes 1-3 for a
+  seeded 6-8 minutes, whose 300 attendees join within its first 90 s and ask the assistant questions a lognormal 45 s
+  after joining and after each reply (sigma 0.6) until it ends, 15% going on as everyday users; each message a call (a
+  system prompt of 500 tokens and the conversation so far, a question lognormal, median 40, sigma 0.7; a reply, median
+  220, sigma 0.5), the latency as in eventsource-loops; after each reply an update that replaces the pending one and
+  comes due 300 s later (Foundry's default), when the store sends two calls at once, a user-profile extraction and a
+  chat summary (the store's instructions and memories, 2,400 tokens, and the conversation; outputs lognormal, median 120
+  and 250, sigma 0.6 and 0.4); all ours but the store's and the executor's behaviour. On seeds 0-15: the webinar (from
+  its third minute) at 2.38-2.74x the rate before it; the 2 minutes from a minute after its end at 1.06-1.33x that rate;
+  then, from 200 s after the end, 2 minutes holding 414-524 calls above those 2 minutes' rate (of the 600 the attendees'
+  updates make; the busiest 10 s 116-147 requests), their median prompt 2.85-3.35x the quiet minutes', the next 2
+  minutes at 0.88-1.08x the quiet ones. Where lunch-dip's and day-end's users leave and the load falls with them, and
+  slack-retries returns a burst of mentions a minute and six minutes later whatever happens between, here a crowd's work
+  is held back while it keeps talking and released, all at once, a fixed delay after it falls silent.
+- `speculative-tail.csv` (~6.0 requests/s; 5.28-6.06 on seeds 0-15): a Spark job that runs every row of a table through
+  the model, its partitions skewed by the key they were split on, with speculative execution on: once three quarters of
+  the tasks are done, every task running longer than 1.5x their median gets a copy on a free slot, and the copy starts
+  its partition over, row by row, the same prompts again, while the original, well ahead, almost always finishes first:
+  the job's tail keeps its slots full of calls sent twice. Spark's defaults: spark.speculation false, its interval 100
+  ms, multiplier 1.5, quantile 0.75 and minTaskRuntime 100 ms; "If either of the tasks gets completed sooner, the other
+  task will be killed"; and, in the page's Chinese edition, when data is skewed the speculative task takes as long as
+  the original, raising the resources used (Azure HDInsight, "What is speculative execution in Spark", docs.azure.cn, in
+  English and Chinese, read in excerpts); a copy is speculated when the successful tasks number more than quantile x
+  numTasks and a task has run longer than multiplier x their median duration (SPARK-32170's commit message,
+  github.com/apache/spark, in the commits list's archive at mail-archive.com, read in an excerpt; the same rule in
+  Chinese at cnblogs.com/moonypog, read in an excerpt); minRuntime's pull request (apache/spark pull request 26541, read
+  in an excerpt) notes that tasks finished in seconds would be speculated too. Here: other traffic Poisson at 4
+  requests/s with the conversation trace's lengths; from a seeded time in minutes 1-3 a job of 48 tasks, one a partition
+  of a lognormal 30 rows (sigma 0.7, rounded, at least 1), on 16 slots (4 executors of 4 cores), launched in partition
+  order, each task calling the model for its rows one at a time (instructions, 2,500 tokens, and the row, lognormal,
+  median 600, sigma 0.6; an extraction, median 150, sigma 0.7, the same on every attempt, at temperature 0), its first
+  call a lognormal 0.5 s after its launch (sigma 0.5), the latency as in eventsource-loops; spark.speculation on, its
+  other settings Spark's defaults, a copy launched on a free slot and the slower attempt killed when the other finishes
+  (all ours but Spark's rules). So 16 calls are in flight at full width, ~3.3 a second. On seeds 0-15: the job's calls
+  at 0.11-0.20 a second before it (the other traffic's long prompts) and 3.20-3.40 from 1 to 5 minutes into it;
+  3.1-17.7% of its calls repeat a row (prompt and output) sent a minute or more before (0-0.3% without speculation), the
+  median 181-368 s after it, 0-3.4% of them before the job's first 60% of calls are out. Where shard-stragglers' Indexed
+  Job falls in steps as its pods run out of files and beat-overlap's runs walk the same backlog seconds apart, here the
+  engine itself starts the slowest tasks over: the tail keeps its slots busy re-sending rows already sent, minutes after
+  the first attempt sent them.
 
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24|25]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24|25|26]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -6069,6 +6176,229 @@ def set25_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     })
 
 
+# ---- set 26 ---------------------------------------------------------------------------------------
+
+VIS_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+VIS_DOCS = 0.15  # documents a second put on the queue, each summarised chunk by chunk and then as a whole (ours)
+VIS_CHUNKS = (4.0, 0.6)  # lognormal (median, sigma), rounded: a document's chunks, one call each in turn (ours)
+VIS_TIMEOUT_S = 30.0  # the queue's VisibilityTimeout: SQS's default, 30 s
+VIS_MAX_RECEIVES = 5  # the redrive policy's maxReceiveCount: the receive past it moves the message to the DLQ (ours)
+VIS_HEARTBEAT = False  # the worker never calls ChangeMessageVisibility; True: it extends the timeout while it works
+VIS_RECEIVE_S = (0.2, 0.5)  # lognormal: a message visible again to its receive by an idle long poll (ours)
+VIS_FIX_S = (600.0, 780.0)  # uniform: a release whose workers extend the visibility while they work (ours)
+VIS_WARMUP_S = 300.0  # documents from this long before the trace, their copies reaching into it (ours)
+VIS_TEMPLATE, VIS_CHUNK, VIS_NOTE = 3000, (1000.0, 0.3), (300.0, 0.4)  # tokens; lognormal (ours)
+VIS_SUMMARY = (500.0, 0.4)  # lognormal: the whole document's summary from the chunks' notes (ours)
+
+
+def visibility_chain(rng: random.Random, start: float, chunks: list[int]) -> tuple[list[tuple[float, int, int]], float]:
+    """One receive's work on a document: a call for each chunk (the instructions and the chunk) in turn, then one for
+    the whole (the instructions and the chunks' notes), each output drawn anew. The calls and when the last ends."""
+    rows, t, notes = [], start, 0
+    for chunk in chunks:
+        output = clamp(lognormal_draw(rng, VIS_NOTE), OUTPUT_MAX)
+        rows.append((t, chunk, output))
+        t += reply_latency(rng, chunk, output)
+        notes += output
+    if len(chunks) > 1:
+        prompt, output = clamp(VIS_TEMPLATE + notes, PROMPT_MAX), clamp(lognormal_draw(rng, VIS_SUMMARY), OUTPUT_MAX)
+        rows.append((t, prompt, output))
+        t += reply_latency(rng, prompt, output)
+    return rows, t
+
+
+def visibility_calls(rng: random.Random, seconds: float, fix: float) -> list[tuple[float, int, int]]:
+    """The consumer's calls: documents sent to an SQS queue Poisson at VIS_DOCS, each received by an idle worker a
+    lognormal VIS_RECEIVE_S after it is visible; a receive hides the message for VIS_TIMEOUT_S, and a worker that neither
+    deletes it nor extends that in time leaves it visible again, so another worker receives it and starts the document
+    over while the first works on; the first worker to finish deletes it (ours: the doc's "might not be deleted" for an
+    older receipt handle not taken), the others finishing theirs; SQS stops at VIS_MAX_RECEIVES receives (the DLQ).
+    From `fix` the workers extend the visibility while they work (VIS_HEARTBEAT from the start): one receive a
+    document."""
+    rows = []
+    for sent in poisson_times(rng, VIS_DOCS, -VIS_WARMUP_S, seconds):
+        chunks = [clamp(VIS_TEMPLATE + lognormal_draw(rng, VIS_CHUNK), PROMPT_MAX)
+                  for _ in range(max(1, int(round(lognormal_draw(rng, VIS_CHUNKS)))))]
+        received, deleted = sent + lognormal_draw(rng, VIS_RECEIVE_S), math.inf
+        for _ in range(VIS_MAX_RECEIVES):
+            if received >= min(deleted, seconds):
+                break
+            calls, done = visibility_chain(rng, received, chunks)
+            rows.extend(row for row in calls if 0.0 <= row[0] < seconds)
+            deleted = min(deleted, done)
+            if VIS_HEARTBEAT or received >= fix:  # the worker keeps the message hidden until it deletes it
+                break
+            received += VIS_TIMEOUT_S + lognormal_draw(rng, VIS_RECEIVE_S)
+    return rows
+
+
+def visibility_redelivery(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at VIS_OTHER with the conversation trace's lengths, plus an SQS consumer's calls
+    (visibility_calls) until a release at a seeded time extends the visibility while it works. The rows, and the
+    consumer's calls per 10 s."""
+    fix = rng.uniform(*VIS_FIX_S)
+    calls = visibility_calls(rng, seconds, fix)
+    return beside_other(rng, VIS_OTHER, seconds, calls)
+
+
+MEM_OTHER = 3.0  # req/s of other traffic, with the conversation trace's lengths
+MEM_CHATS = 0.05  # the assistant's everyday conversations started a second (ours)
+MEM_MORE = 0.8  # the chance an everyday conversation goes on after a reply: 5 messages on average (ours)
+MEM_GAP_S = (40.0, 0.8)  # lognormal: a reply's end to the user's next message, everyday (ours)
+MEM_ATTENDEES = 300  # a webinar's attendees asking its assistant questions while it runs (ours)
+MEM_START_S, MEM_LENGTH_S = (60.0, 180.0), (360.0, 480.0)  # uniform: the webinar's start; its length (ours)
+MEM_JOIN_S = 90.0  # attendees join uniformly over this from the start (ours)
+MEM_ASK_S = (45.0, 0.6)  # lognormal: an attendee's join, or a reply's end, to its next question (ours)
+MEM_STAY = 0.15  # the share of attendees who go on asking after the webinar ends, MEM_MORE a message (ours)
+MEM_DELAY_S = 300.0  # the memory update's update_delay: Foundry's default, 300 s, reset by each new update
+MEM_KINDS = ((120.0, 0.6), (250.0, 0.4))  # lognormal outputs: a user-profile extraction, a chat summary, one call each
+MEM_WARMUP_S = 900.0  # everyday conversations from this long before the trace (ours)
+MEM_SYSTEM, MEM_QUESTION, MEM_REPLY = 500, (40.0, 0.7), (220.0, 0.5)  # tokens; lognormal (ours)
+MEM_TEMPLATE = 2400  # tokens: the memory store's extraction instructions and the memories it has (ours)
+
+
+def memory_conversation(rng: random.Random, asks: Callable[[float], float | None],
+                        first: float) -> list[tuple[float, int, int]]:
+    """One conversation with the assistant: its messages from `first`, the next `asks(end of the last reply)` (None:
+    no more), each a call with the system prompt and the conversation so far; after each reply the app sends the
+    memory store an update that replaces the pending one and waits MEM_DELAY_S, so the store's extraction calls (one
+    for each of MEM_KINDS, the conversation in their prompt) go out MEM_DELAY_S after the last reply unless another
+    message comes first."""
+    rows, t, history, pending = [], first, 0, None
+    while t is not None:
+        if pending is not None and pending <= t:  # the update came due before this message: the store runs it
+            rows.extend((pending, clamp(MEM_TEMPLATE + history, PROMPT_MAX),
+                         clamp(lognormal_draw(rng, kind), OUTPUT_MAX)) for kind in MEM_KINDS)
+        history += clamp(lognormal_draw(rng, MEM_QUESTION), PROMPT_MAX)
+        prompt, output = clamp(MEM_SYSTEM + history, PROMPT_MAX), clamp(lognormal_draw(rng, MEM_REPLY), OUTPUT_MAX)
+        rows.append((t, prompt, output))
+        history += output
+        end = t + reply_latency(rng, prompt, output)
+        pending, t = end + MEM_DELAY_S, asks(end)
+    rows.extend((pending, clamp(MEM_TEMPLATE + history, PROMPT_MAX), clamp(lognormal_draw(rng, kind), OUTPUT_MAX))
+                for kind in MEM_KINDS)
+    return rows
+
+
+def memory_calls(rng: random.Random, seconds: float, start: float, end: float) -> list[tuple[float, int, int]]:
+    """The assistant's and its memory store's calls: everyday conversations Poisson at MEM_CHATS, and MEM_ATTENDEES
+    attendees of a webinar from `start` to `end`, each joining within MEM_JOIN_S and asking questions until the webinar
+    ends (MEM_STAY of them going on after it); each conversation's memory update comes due MEM_DELAY_S after its last
+    reply (memory_conversation)."""
+    def everyday(end_of_reply: float) -> float | None:
+        return end_of_reply + lognormal_draw(rng, MEM_GAP_S) if rng.random() < MEM_MORE else None
+
+    rows = []
+    for t in poisson_times(rng, MEM_CHATS, -MEM_WARMUP_S, seconds):
+        rows.extend(memory_conversation(rng, everyday, t))
+    for _ in range(MEM_ATTENDEES):
+        stays = rng.random() < MEM_STAY
+
+        def attendee(end_of_reply: float, stays=stays) -> float | None:
+            t = end_of_reply + lognormal_draw(rng, MEM_ASK_S)
+            return t if t < end else (everyday(end_of_reply) if stays else None)
+
+        joined = start + rng.uniform(0.0, MEM_JOIN_S)
+        first = joined + lognormal_draw(rng, MEM_ASK_S)
+        if first < end:
+            rows.extend(memory_conversation(rng, attendee, first))
+    return [row for row in rows if 0.0 <= row[0] < seconds]
+
+
+def memory_debounce(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at MEM_OTHER with the conversation trace's lengths, plus an assistant's conversations and
+    its memory store's debounced extractions (memory_calls), a webinar at a seeded time. The rows, and the assistant's
+    and the store's calls per 10 s."""
+    start = rng.uniform(*MEM_START_S)
+    end = start + rng.uniform(*MEM_LENGTH_S)
+    calls = memory_calls(rng, seconds, start, end)
+    return beside_other(rng, MEM_OTHER, seconds, calls)
+
+
+SPEC_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+SPEC_START_S = (60.0, 180.0)  # uniform: when the Spark job starts (ours)
+SPEC_PARTITIONS, SPEC_SLOTS = 48, 16  # the job's tasks, one a partition; its task slots, 4 executors of 4 cores (ours)
+SPEC_ROWS = (30.0, 0.7)  # lognormal (median, sigma): a partition's rows, skewed by the key it was split on (ours)
+SPEC_ENABLED = True  # spark.speculation, set by the job (Spark's default: false)
+SPEC_QUANTILE, SPEC_MULTIPLIER = 0.75, 1.5  # spark.speculation.quantile and .multiplier, Spark's defaults
+SPEC_MIN_RUNTIME_S, SPEC_INTERVAL_S = 0.1, 0.1  # spark.speculation.minTaskRuntime and .interval, 100 ms each
+SPEC_LAUNCH_S = (0.5, 0.5)  # lognormal: a task's launch on a slot to its first call (ours)
+SPEC_TEMPLATE, SPEC_RECORD, SPEC_OUTPUT = 2500, (600.0, 0.6), (150.0, 0.7)  # tokens; lognormal (ours)
+
+
+def spec_attempt(rng: random.Random, start: float, rows: list[tuple[int, int]]) -> list[tuple[float, float, int, int]]:
+    """One attempt at a task: its partition's rows one call at a time from the first (the same prompt and, at
+    temperature 0, the same output every attempt). (start, end, prompt, output) for each call."""
+    calls, t = [], start + lognormal_draw(rng, SPEC_LAUNCH_S)
+    for prompt, output in rows:
+        end = t + reply_latency(rng, prompt, output)
+        calls.append((t, end, prompt, output))
+        t = end
+    return calls
+
+
+def spec_job(rng: random.Random, start: float, seconds: float) -> list[tuple[float, int, int]]:
+    """A Spark job that maps each row of SPEC_PARTITIONS partitions through the model, a task a partition on
+    SPEC_SLOTS slots in partition order; with SPEC_ENABLED, every SPEC_INTERVAL_S once SPEC_QUANTILE of the tasks have
+    succeeded, a task whose one attempt has run longer than SPEC_MULTIPLIER times the successful tasks' median duration
+    (at least SPEC_MIN_RUNTIME_S) gets a copy on a free slot, which starts its partition over; the first attempt to
+    finish wins and the other is killed."""
+    partitions = [[(clamp(SPEC_TEMPLATE + lognormal_draw(rng, SPEC_RECORD), PROMPT_MAX),
+                    clamp(lognormal_draw(rng, SPEC_OUTPUT), OUTPUT_MAX))
+                   for _ in range(max(1, int(round(lognormal_draw(rng, SPEC_ROWS)))))]
+                  for _ in range(SPEC_PARTITIONS)]
+    pending = collections.deque(range(SPEC_PARTITIONS))
+    attempts: dict[int, list[tuple[float, list]]] = {}  # task -> its running attempts: (launch, calls)
+    durations: list[float] = []
+    free, rows, t = SPEC_SLOTS, [], start
+    needed = max(1, math.floor(SPEC_QUANTILE * SPEC_PARTITIONS))
+    while (pending or attempts) and t < seconds:
+        for task in sorted(attempts, key=lambda k: min(calls[-1][1] for _, calls in attempts[k])):
+            launch, calls = min(attempts[task], key=lambda a: a[1][-1][1])
+            finished = calls[-1][1]
+            if finished > t:
+                continue
+            durations.append(finished - launch)
+            for _, others in attempts.pop(task):  # the winner's calls, and the loser's up to the kill
+                rows.extend((a, p, o) for a, _, p, o in others if a < finished)
+                free += 1
+        while pending and free:
+            task = pending.popleft()
+            attempts[task] = [(t, spec_attempt(rng, t, partitions[task]))]
+            free -= 1
+        if SPEC_ENABLED and free and len(durations) >= needed:
+            threshold = max(SPEC_MULTIPLIER * statistics.median(durations), SPEC_MIN_RUNTIME_S)
+            for task in sorted(attempts):
+                if free and len(attempts[task]) == 1 and t - attempts[task][0][0] > threshold:
+                    attempts[task].append((t, spec_attempt(rng, t, partitions[task])))
+                    free -= 1
+        t += SPEC_INTERVAL_S
+    for running in attempts.values():  # still going at the trace's end
+        rows.extend((a, p, o) for _, calls in running for a, _, p, o in calls)
+    return [row for row in rows if 0.0 <= row[0] < seconds]
+
+
+def speculative_tail(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at SPEC_OTHER with the conversation trace's lengths, plus a Spark job's model calls
+    (spec_job) started at a seeded time. The rows, and the job's calls per 10 s."""
+    start = rng.uniform(*SPEC_START_S)
+    calls = spec_job(rng, start, seconds)
+    return beside_other(rng, SPEC_OTHER, seconds, calls)
+
+
+SET26 = ("visibility-redelivery", "memory-debounce", "speculative-tail")
+
+
+def set26_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised consumer, assistant or job calls spread over each 10 s) of one set-26 trace."""
+    return binned_trace("set26", name, seed, {
+        "visibility-redelivery": (VIS_OTHER, visibility_redelivery),
+        "memory-debounce": (MEM_OTHER, memory_debounce),
+        "speculative-tail": (SPEC_OTHER, speculative_tail),
+    })
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
@@ -6076,7 +6406,7 @@ SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: 
         14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace), 17: (SET17, set17_trace),
         18: (SET18, set18_trace), 19: (SET19, set19_trace), 20: (SET20, set20_trace),
         21: (SET21, set21_trace), 22: (SET22, set22_trace), 23: (SET23, set23_trace),
-        24: (SET24, set24_trace), 25: (SET25, set25_trace)}
+        24: (SET24, set24_trace), 25: (SET25, set25_trace), 26: (SET26, set26_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

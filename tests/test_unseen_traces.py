@@ -176,7 +176,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
 
 
 @pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
-                                    25])
+                                    25, 26])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -248,7 +248,8 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
                                                     (14, 7.0, 14.0), (15, 6.0, 12.0), (16, 7.0, 13.0),
                                                     (17, 7.0, 13.0), (18, 4.0, 11.0), (19, 7.0, 11.0),
                                                     (20, 4.5, 10.0), (21, 4.0, 9.0), (22, 4.0, 9.0),
-                                                    (23, 5.5, 11.0), (24, 4.0, 10.5), (25, 4.5, 9.5)])
+                                                    (23, 5.5, 11.0), (24, 4.0, 10.5), (25, 4.5, 9.5),
+                                                    (26, 4.5, 9.5)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -274,10 +275,12 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   18: (unseen.SET18, unseen.set18_trace, 0.1), 19: (unseen.SET19, unseen.set19_trace, 0.1),
                   20: (unseen.SET20, unseen.set20_trace, 0.1), 21: (unseen.SET21, unseen.set21_trace, 0.1),
                   22: (unseen.SET22, unseen.set22_trace, 0.1), 23: (unseen.SET23, unseen.set23_trace, 0.1),
-                  24: (unseen.SET24, unseen.set24_trace, 0.1), 25: (unseen.SET25, unseen.set25_trace, 0.1)}
+                  24: (unseen.SET24, unseen.set24_trace, 0.1), 25: (unseen.SET25, unseen.set25_trace, 0.1),
+                  26: (unseen.SET26, unseen.set26_trace, 0.1)}
 
 
-@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25])
+@pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
+                                    26])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -300,12 +303,15 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     consumer, Job and task calls per 10 s for rebalance-stall, shard-stragglers and beat-overlap, of the realised job,
     tenant and activity calls per 10 s for retry-set-drain, replica-limits and cooldown-parking, of the realised
     summary, question and document calls per 10 s for cache-stampede, cold-replicas and capped-scaleout, of the
-    realised assistant, bot and job calls per 10 s for eventsource-loops, slack-retries and rpm-windows) within 5%:
+    realised assistant, bot and job calls per 10 s for eventsource-loops, slack-retries and rpm-windows, of the
+    realised consumer, assistant and job calls per 10 s for visibility-redelivery, memory-debounce and
+    speculative-tail) within 5%:
     0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7,
     0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set
     12, 0.976-1.013 for set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for
     set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19, 0.991-1.028 for set 20, 0.986-1.020 for set 21,
-    0.982-1.016 for set 22, 0.988-1.020 for set 23, 0.974-1.027 for set 24, 0.982-1.020 for set 25."""
+    0.982-1.016 for set 22, 0.988-1.020 for set 23, 0.974-1.027 for set 24, 0.982-1.020 for set 25, 0.982-1.017 for
+    set 26."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -3118,7 +3124,7 @@ def test_cooldown_parking_check_rejects_a_replica_floor_a_short_cooldown_and_mov
 
 
 @pytest.mark.parametrize("args, option", [
-    (["--set", "26"], "--set"),
+    (["--set", "27"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
@@ -3468,3 +3474,170 @@ def test_rpm_windows_check_rejects_a_token_bucket_and_moved_times(set_arrivals, 
         arrivals, times, seconds = patched(monkeypatch, 25, "rpm-windows", "WINDOW_LIMITER", "bucket")
     with pytest.raises(AssertionError):
         check_rpm_windows(arrivals, times, seconds, *set25_events("rpm-windows"))
+
+
+def set26_events(name: str, seed: int = 0) -> tuple[float, ...]:
+    """A set-26 trace's events, its generator's first draws: the fix, the webinar's start and end, or the job's
+    start."""
+    rng = random.Random(f"unseen-set26/{name}/{seed}")
+    if name == "visibility-redelivery":
+        return (rng.uniform(*unseen.VIS_FIX_S),)
+    if name == "memory-debounce":
+        start = rng.uniform(*unseen.MEM_START_S)
+        return start, start + rng.uniform(*unseen.MEM_LENGTH_S)
+    return (rng.uniform(*unseen.SPEC_START_S),)
+
+
+def check_visibility_redelivery(arrivals: list, times: list[float], seconds: float, fix: float) -> None:
+    """The shape test_visibility_redelivery_... asserts, on any trace; `fix` is the generator's."""
+    calls = [(t, a.prompt_tokens, a.max_tokens) for t, a in zip(times, arrivals)
+             if a.prompt_tokens >= unseen.VIS_TEMPLATE]
+    rate = rate_between(sorted(t for t, _, _ in calls))
+    # each long document started over by another worker a visibility timeout after the last receive: the same chunk's
+    # prompt again ~30 s later (the first chunk's within 2 s of it, the later ones as the calls' lengths drift) ...
+    before = [b - a for _, a, b, _ in same_prompt_pairs(calls) if b - a <= 45.0 and 60.0 <= a and b < fix]
+    timeout = sum(1 for g in before if 30.0 <= g < 32.0) / max(1, len(before))
+    around = sum(1 for g in before if 29.0 <= g < 36.0) / max(1, len(before))
+    assert len(before) >= 300 and timeout >= 0.15 and around >= 0.3, (len(before), timeout, around)
+    # ... so the calls run at twice the documents' work or more ...
+    amplified = rate(60.0, fix) / rate(fix + 180.0, seconds)
+    assert amplified >= 1.6, amplified
+    # ... until workers that extend the visibility while they work take the messages: one receive a document
+    after = [b - a for _, a, b, _ in same_prompt_pairs(calls) if b - a <= 45.0 and fix + 180.0 <= a]
+    again = sum(1 for g in after if 29.0 <= g < 36.0) / (rate(fix + 180.0, seconds) * (seconds - fix - 180.0))
+    assert again <= 0.03, again
+
+
+def test_visibility_redelivery_starts_each_long_document_over_every_visibility_timeout_until_the_fix(set_arrivals):
+    """4 req/s of other traffic plus an SQS consumer's calls: documents queued 0.15 a second, each summarised chunk by
+    chunk (a lognormal 4 chunks, sigma 0.6) and then as a whole, one call at a time; the queue's default visibility
+    timeout (30 s) hides a received message for that long only, so a document still being worked on is received again
+    by another worker, which starts it over, every 30 s until the first worker done deletes it (at most 5 receives),
+    until a release at a seeded time in minutes 10-13 extends the visibility while the workers work. On seeds 0-15: of
+    the gaps up to 45 s between calls with the same prompt before the fix, 21-24% in 30-32 s and 36-46% in 29-36 s
+    (uniform: 4% and 16%), the median 28.8-30.1 s; the calls before the fix at 1.84-3.66x those from 3 minutes after
+    it, when at most 0.01 of the calls repeat a prompt 29-36 s later. It finds the consumer's calls by their prompts
+    and takes the fix from the generator; it does not check the documents nor the lengths. Look-alikes it rejects
+    (test_visibility_redelivery_check_rejects_...): a visibility timeout of 120 s, workers that extend it from the
+    start, and the requests at other times."""
+    arrivals = set_arrivals(26)["visibility-redelivery.csv"]
+    times, seconds, _ = shifted("visibility-redelivery", arrivals, unseen.set26_trace)
+    check_visibility_redelivery(arrivals, times, seconds, *set26_events("visibility-redelivery"))
+
+
+@pytest.mark.parametrize("look_alike", ["longer", "heartbeat", "moved"])
+def test_visibility_redelivery_check_rejects_a_longer_timeout_a_heartbeat_and_moved_times(set_arrivals, monkeypatch,
+                                                                                         look_alike):
+    """The same generator with a visibility timeout of 120 s (only the longest documents started over, 2 minutes
+    apart: fails the gaps), or with workers that extend the visibility while they work from the start (one receive a
+    document: fails the gaps and the amplification), and the trace's requests moved to uniformly random times (fails
+    the gaps): each fails the check, on seeds 0-15 too (checked while writing it)."""
+    if look_alike == "moved":
+        arrivals, times, seconds = moved(set_arrivals, 26, "visibility-redelivery")
+    else:
+        patches = {"longer": ("VIS_TIMEOUT_S", 120.0), "heartbeat": ("VIS_HEARTBEAT", True)}
+        arrivals, times, seconds = patched(monkeypatch, 26, "visibility-redelivery", *patches[look_alike])
+    with pytest.raises(AssertionError):
+        check_visibility_redelivery(arrivals, times, seconds, *set26_events("visibility-redelivery"))
+
+
+def check_memory_debounce(arrivals: list, times: list[float], seconds: float, start: float, end: float) -> None:
+    """The shape test_memory_debounce_... asserts, on any trace; `start` and `end` are the generator's."""
+    rate = rate_between(sorted(times))
+    base, quiet = rate(20.0, start), rate(end + 60.0, end + 180.0)
+    assert base > 0.0 and quiet > 0.0, (base, quiet)  # the other traffic never stops
+    # the webinar's questions while it runs, and little after: its attendees are gone ...
+    assert rate(start + 120.0, end) >= 1.8 * base, rate(start + 120.0, end) / base
+    assert quiet <= 1.6 * base, quiet / base
+    # ... until each one's memory update comes due, the update delay after its last reply: the store's calls, two an
+    # attendee, in one wave ending at once ...
+    excess = (rate(end + 200.0, end + 320.0) - quiet) * 120.0
+    assert excess >= 0.6 * len(unseen.MEM_KINDS) * unseen.MEM_ATTENDEES, excess
+    assert rate(end + 330.0, end + 450.0) <= 1.3 * quiet, rate(end + 330.0, end + 450.0) / quiet
+    # ... each holding the attendee's whole conversation
+    prompts = {(a, b): statistics.median(x.prompt_tokens for t, x in zip(times, arrivals) if a <= t < b)
+               for a, b in ((end + 60.0, end + 180.0), (end + 200.0, end + 320.0))}
+    assert prompts[end + 200.0, end + 320.0] >= 2.0 * prompts[end + 60.0, end + 180.0], prompts
+
+
+def test_memory_debounce_sends_the_webinars_memory_updates_five_minutes_after_it_ends(set_arrivals):
+    """3 req/s of other traffic plus an assistant's everyday conversations (0.05 a second, 5 messages on average) and a
+    webinar's 300 attendees asking it questions (a lognormal 45 s apart, sigma 0.6) from a seeded time in minutes 1-3
+    for 6-8 minutes, 15% going on after it; after each reply the app sends the memory store an update, which replaces
+    the one pending and runs the update delay after it (Foundry's default, 300 s): two extraction calls, a user
+    profile and a chat summary, the conversation in their prompts. On seeds 0-15: the webinar (from 2 minutes into it)
+    at 2.38-2.74x the rate before it, the 2 minutes from a minute after it ends at 1.06-1.33x that rate, then 414-524
+    calls (of the 600 the attendees' updates make) above those 2 minutes' rate in the 2 minutes from 200 s after the
+    end, the 2 minutes after that at 0.88-1.08x them again, the wave's median prompt 2.85-3.35x the quiet minutes'. It
+    takes the webinar's start and end from the generator; it does not check the conversations. Look-alikes it rejects (test_memory_debounce_check_rejects_...): an update delay of 0 (each
+    reply's update at once), one of 60 s, and the requests at other times."""
+    arrivals = set_arrivals(26)["memory-debounce.csv"]
+    times, seconds, _ = shifted("memory-debounce", arrivals, unseen.set26_trace)
+    check_memory_debounce(arrivals, times, seconds, *set26_events("memory-debounce"))
+
+
+@pytest.mark.parametrize("look_alike", ["no-delay", "minute", "moved"])
+def test_memory_debounce_check_rejects_no_delay_a_minutes_delay_and_moved_times(set_arrivals, monkeypatch, look_alike):
+    """The same generator with an update delay of 0 (each reply's update run at once: the store's calls during the
+    webinar, no wave: fails the wave), or of 60 s (the agent server contract's default: the wave a minute after the
+    end: fails the quiet minutes and the wave), and the trace's requests moved to uniformly random times (fails the
+    webinar and the wave): each fails the check, on seeds 0-15 too (checked while writing it)."""
+    if look_alike == "moved":
+        arrivals, times, seconds = moved(set_arrivals, 26, "memory-debounce")
+    else:
+        patches = {"no-delay": ("MEM_DELAY_S", 0.0), "minute": ("MEM_DELAY_S", 60.0)}
+        arrivals, times, seconds = patched(monkeypatch, 26, "memory-debounce", *patches[look_alike])
+    with pytest.raises(AssertionError):
+        check_memory_debounce(arrivals, times, seconds, *set26_events("memory-debounce"))
+
+
+def check_speculative_tail(arrivals: list, times: list[float], seconds: float, start: float) -> None:
+    """The shape test_speculative_tail_... asserts, on any trace; `start` is the generator's."""
+    calls = sorted((t, a.prompt_tokens, a.max_tokens) for t, a in zip(times, arrivals)
+                   if a.prompt_tokens >= unseen.SPEC_TEMPLATE)
+    rate = rate_between([t for t, _, _ in calls])
+    # nothing from the job before its start (the other traffic's few long prompts), then its slots full ...
+    assert rate(0.0, start) <= 0.4 and rate(start + 60.0, start + 300.0) >= 2.5, (rate(0.0, start),
+                                                                                  rate(start + 60.0, start + 300.0))
+    # ... a copy starts its partition over: its rows again, prompt and output alike, long after the first attempt's ...
+    first: dict[tuple[int, int], float] = {}
+    repeats = []
+    for t, prompt, output in calls:
+        if (prompt, output) in first and t - first[prompt, output] >= 60.0:
+            repeats.append(t)
+        first.setdefault((prompt, output), t)
+    assert len(repeats) >= 0.02 * len(calls), len(repeats) / len(calls)
+    # ... and only in the job's tail, once three quarters of its tasks are done
+    late = calls[int(0.6 * len(calls))][0]
+    early = sum(1 for t in repeats if t < late)
+    assert early <= 0.05 * len(repeats), early / len(repeats)
+
+
+def test_speculative_tail_resends_the_stragglers_partitions_once_three_quarters_are_done(set_arrivals):
+    """4 req/s of other traffic plus a Spark job from a seeded time in minutes 1-3 mapping 48 partitions of skewed
+    sizes (a lognormal 30 rows, sigma 0.7) through the model, one call at a time a task, on 16 slots, with
+    spark.speculation on at its other defaults: once 75% of the tasks have succeeded, a task running longer than 1.5x
+    their median gets a copy on a free slot, which starts its partition over; the first attempt to finish wins. On
+    seeds 0-15: the job's calls at 0.11-0.20 a second before its start (the other traffic's long prompts) and
+    3.20-3.40 from 1 to 5 minutes into it; 3.1-17.7% of them repeat a row (its prompt and output) sent a minute or more
+    before (0-0.3% with speculation off), the median 181-368 s after it, 0-3.4% of those before the job's first 60% of
+    calls are out. It finds the job's calls by their prompts and takes its start from the generator; it does not check
+    the tasks.
+    Look-alikes it rejects (test_speculative_tail_check_rejects_...): speculation off (Spark's default), and the
+    requests at other times."""
+    arrivals = set_arrivals(26)["speculative-tail.csv"]
+    times, seconds, _ = shifted("speculative-tail", arrivals, unseen.set26_trace)
+    check_speculative_tail(arrivals, times, seconds, *set26_events("speculative-tail"))
+
+
+@pytest.mark.parametrize("look_alike", ["off", "moved"])
+def test_speculative_tail_check_rejects_no_speculation_and_moved_times(set_arrivals, monkeypatch, look_alike):
+    """The same generator with spark.speculation false, Spark's default (no copies: fails the repeats), and the
+    trace's requests moved to uniformly random times (the repeats all through the job: fails the tail): each fails the
+    check, on seeds 0-15 too (checked while writing it)."""
+    if look_alike == "moved":
+        arrivals, times, seconds = moved(set_arrivals, 26, "speculative-tail")
+    else:
+        arrivals, times, seconds = patched(monkeypatch, 26, "speculative-tail", "SPEC_ENABLED", False)
+    with pytest.raises(AssertionError):
+        check_speculative_tail(arrivals, times, seconds, *set26_events("speculative-tail"))
