@@ -16,6 +16,7 @@ import subprocess
 import sys
 import types
 from collections import Counter
+from operator import itemgetter
 from pathlib import Path
 
 import pytest
@@ -2303,7 +2304,11 @@ def moved(set_arrivals, number: int, name: str) -> tuple[list, list[float], floa
     of sets 21 on must reject. Its arrivals, their times and the span."""
     arrivals = set_arrivals(number)[f"{name}.csv"]
     times, seconds, _ = shifted(name, arrivals, unseen.SETS[number][1])
-    return arrivals, sorted(random.Random(f"look-alikes/{name}").uniform(0.0, seconds) for _ in times), seconds
+    # One generator for all (one per request put every request at one instant), and each request drawn its own time:
+    # sorted times handed out in the trace's order would keep its sequence, only re-timed evenly.
+    rng = random.Random(f"look-alikes/{name}")
+    placed = sorted(((rng.uniform(0.0, seconds), a) for a in arrivals), key=itemgetter(0))
+    return [a for _, a in placed], [t for t, _ in placed], seconds
 
 
 def patched(monkeypatch, number: int, name: str, setting: str, value) -> tuple[list, list[float], float]:
