@@ -64,6 +64,8 @@ default configuration (one configuration for every workload, never tuned) and fo
   weighing by capacityPromptTokens; the sustained need to stop 41);
 - no-rate-noise: the sustained need at the saturated throughput without the forecast's Poisson
   noise over the scale-up horizon (RATE_NOISE_Z 0; the need to stop 43);
+- rate-noise-2-sd: room for two standard deviations of that noise, not one (the need of stops
+  44-53, when the HPA's tolerance still held a need just over the count back);
 - rate-noise-widened: that noise widened by the counts' index of dispersion, as the trend's test
   is (tried in stop 44, not in: docs/policy.md);
 - no-one-second-window: the burst histories counted over 5 s windows at the shortest, not 1 s
@@ -483,6 +485,12 @@ class NoRateNoise(Variant):
     patch = (decide_module, "RATE_NOISE_Z", 0.0)
 
 
+class RateNoiseTwoSd(Variant):
+    """Room for two standard deviations of the forecast's noise (stops 44-53), not one."""
+    name = "ours-rate-noise-2-sd"
+    patch = (decide_module, "RATE_NOISE_Z", 2.0)
+
+
 def _widened(original):
     """headroom.rate_noise times the square root of the counts' index of dispersion over the span."""
     def rate_noise(history, now, span_s):
@@ -540,7 +548,7 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             FloorRateOverAMinute,
             ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
-            PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseWidened, NoOneSecondWindow,
+            PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseTwoSd, RateNoiseWidened, NoOneSecondWindow,
             PrefillAtTpotShare, TrendUnchecked, BatchAtTpotShare, OneBurstMemory)
 for cls in VARIANTS:
     policies.ABLATIONS[cls.name] = cls

@@ -267,23 +267,24 @@ def test_near_the_saturated_throughput_the_need_keeps_room_for_the_rate_noise_ov
     from scaler.policy import headroom
     from scaler.policy.decide import RATE_NOISE_Z
 
-    # 9.6/s, smoothly, for three minutes on replicas of 5/s with L = 60 s. At targetUtilization 1
-    # the mean rate needs 1.92 replicas, and two would run saturated whenever the count runs above
-    # its mean; its Poisson noise over the horizon is sqrt(9.6 x 60) / 60 = 0.4/s, so the need is
-    # (9.6 + 2 x 0.4) / 5 = 2.08: a third replica. At 0.8 the utilisation's own margin is larger
-    # (9.6 / 4 = 2.4) and the noise changes nothing.
-    noise = RATE_NOISE_Z * math.sqrt(9.6 * 60) / 60
-    for utilization, want in ((1.0, (9.6 + noise) / 5.0), (0.8, 9.6 / 4.0)):
+    # 9.8/s, smoothly, for three minutes on replicas of 5/s with L = 60 s. At targetUtilization 1
+    # the mean rate needs 1.96 replicas, and two would run saturated whenever the count runs above
+    # its mean; its Poisson noise over the horizon is sqrt(9.8 x 60) / 60 = 0.404/s, so the need is
+    # (9.8 + 1 x 0.404) / 5 = 2.04: a third replica. At 0.8 the utilisation's own margin is larger
+    # (9.8 / 4 = 2.45) and the noise changes nothing.
+    assert RATE_NOISE_Z == 1.0
+    noise = RATE_NOISE_Z * math.sqrt(9.8 * 60) / 60
+    for utilization, want in ((1.0, (9.8 + noise) / 5.0), (0.8, 9.8 / 4.0)):
         scenario, total = Scenario(PolicyConfig(**{**BASE.__dict__, "target_utilization": utilization})), 0.0
         for _ in range(180):
-            total += 9.6
-            decision = scenario.tick(waiting=0, running=8, ready=2, completions_per_s=9.6, arrivals_total=total)
-        assert decision.arrival_forecast_rps == pytest.approx(9.6)
+            total += 9.8
+            decision = scenario.tick(waiting=0, running=8, ready=2, completions_per_s=9.8, arrivals_total=total)
+        assert decision.arrival_forecast_rps == pytest.approx(9.8)
         assert decision.need == pytest.approx(want, rel=1e-6), utilization
         # the log says which margin set the need
-        noted = any("Poisson noise over 60s (0.80/s at 2 sd)" in note for note in decision.notes)
+        noted = any("Poisson noise over 60s (0.40/s at 1 sd)" in note for note in decision.notes)
         assert noted == (utilization == 1.0), decision.notes
-    assert math.ceil((9.6 + noise) / 5.0) == 3 and math.ceil(9.6 / 5.0) == 2
+    assert math.ceil((9.8 + noise) / 5.0) == 3 and math.ceil(9.8 / 5.0) == 2
     # Until the history reaches back one scale-up latency, no noise is counted.
     short = headroom.BurstHistory()
     for t in range(30):
