@@ -265,6 +265,13 @@ def shifted(name: str, arrivals: list, trace=unseen.set4_trace) -> tuple[list[fl
     return [a.time + rows[0][0] for a in arrivals], seconds, rate
 
 
+def drawn(set_arrivals, number: int, name: str) -> tuple[list, list[float], float]:
+    """A set's trace as written (seed 0): its arrivals, their times on the generator's clock and the span."""
+    arrivals = set_arrivals(number)[f"{name}.csv"]
+    times, seconds, _ = shifted(name, arrivals, unseen.SETS[number][1])
+    return arrivals, times, seconds
+
+
 # Set, its traces, the generator of their expected rate and the integral's step.
 EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, unseen.set5_trace, 0.1),
                   6: (unseen.SET6, unseen.set6_trace, 0.1), 7: (unseen.SET7, unseen.set7_trace, 0.1),
@@ -384,8 +391,7 @@ def test_cron_minutes_fires_at_every_minute_and_harder_every_five(set_arrivals):
     (53-128 each), the five-minute ones 311-346 on average (294-379 each), so 200 tells them apart; the
     base between firings 6.80-7.19 req/s with 1 s dispersion 0.92-1.11; the busiest second 18-27x the
     mean rate."""
-    arrivals = set_arrivals(4)["cron-minutes.csv"]
-    times, seconds, _ = shifted("cron-minutes", arrivals)
+    arrivals, times, seconds = drawn(set_arrivals, 4, "cron-minutes")
     starts, sizes, away = cron_spikes(times, seconds)
     assert len(starts) in (19, 20) and all(59 <= b - a <= 61 for a, b in zip(starts, starts[1:])), starts
     five = [i for i, n in enumerate(sizes) if n > 200]
@@ -403,8 +409,7 @@ def test_self_similar_varies_at_minute_scale_and_is_near_poisson_at_one_second(s
     sources make 1 s counts nearly Poisson (dispersion 1.32-1.58 on seeds 0-15), and the dispersion grows
     with the bin: 3.1-5.1 at 10 s, 4.3-14.9 at 60 s, 1.31-3.06x the 10 s figure (an MMPP like mmpp-api
     has ~3.9 at 1 s already)."""
-    arrivals = set_arrivals(5)["self-similar.csv"]
-    times, seconds, _ = shifted("self-similar", arrivals, unseen.set5_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 5, "self-similar")
     assert 9.0 <= len(times) / seconds <= 15.0
     d1, d10, d60 = (dispersion(counts(times, b, seconds)) for b in (1.0, 10.0, 60.0))
     assert 1.15 <= d1 <= 1.8 and 2.5 <= d10 <= 6.5 and 3.0 <= d60 <= 20.0, (d1, d10, d60)
@@ -489,8 +494,7 @@ def test_hot_template_jumps_and_relaxes_as_a_power_law(set_arrivals):
     230-470: 0.9-1.7% of the base traffic on seeds 0-15) number 800 expected in the first minute and 588
     in the next four; on seeds 0-15: 700-846 and 559-640, the busiest 10 s (from 1 s before to 3 s after
     the onset) 287-357 requests, the first 4 minutes 7.60-8.12 req/s."""
-    arrivals = set_arrivals(6)["hot-template.csv"]
-    times, seconds, _ = shifted("hot-template", arrivals, unseen.set6_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 6, "hot-template")
     per_s = counts(times, 1.0, seconds)
     onset = max(range(len(per_s) - 10), key=lambda i: sum(per_s[i:i + 10]))
     assert 235 <= onset <= 485, onset
@@ -508,8 +512,7 @@ def test_day_end_declines_to_near_zero_then_rises_in_the_evening(set_arrivals):
     the first minute 17.3-19.0 req/s, the quietest 2 minutes 0.23-0.41 (at 653-771 s), the last minute
     4.7-6.0; prompt medians 3,263-3,516 in the first minute (the chat profile) and 983-1,195 in the last
     (the conversation trace's)."""
-    arrivals = set_arrivals(6)["day-end.csv"]
-    times, seconds, _ = shifted("day-end", arrivals, unseen.set6_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 6, "day-end")
     per_s = counts(times, 1.0, seconds)
     assert abs(sum(per_s[:60]) / 60 / 18.0 - 1.0) < 0.1
     lull = min(range(len(per_s) - 120), key=lambda i: sum(per_s[i:i + 120]))
@@ -675,8 +678,7 @@ def test_monday_rise_stays_at_a_weekend_floor_then_rises_11x_with_longer_prompts
     prompt (lognormal, median 4,000): prompts above 3,000 tokens are 0.8-2.2% of the first 8 minutes' and
     21.5-24.5% of the last 5 minutes', and the prompt tokens per second rise 19.0-22.4x, 1.8-2.0x the request
     rate's rise."""
-    arrivals = set_arrivals(8)["monday-rise.csv"]
-    times, seconds, _ = shifted("monday-rise", arrivals, unseen.set8_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 8, "monday-rise")
     prompts = [a.prompt_tokens for a in arrivals]
     first = [p for t, p in zip(times, prompts) if t < 480.0]
     last = [p for t, p in zip(times, prompts) if t >= 900.0]
@@ -797,8 +799,7 @@ def test_thinking_upgrade_keeps_the_requests_and_triples_the_output_within_a_min
     halfway once, within 14 s of the deploy's midpoint (minutes 6.5-12.5): at most 0.13 of the way up until the
     half-minute before the crossing, at least 0.66 from the half-minute after it (a rise spread over 5 minutes
     would be ~0.3 and ~0.6 there)."""
-    arrivals = set_arrivals(9)["thinking-upgrade.csv"]
-    times, seconds, _ = shifted("thinking-upgrade", arrivals, unseen.set9_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 9, "thinking-upgrade")
     first = [a for t, a in zip(times, arrivals) if t < 300.0]
     last = [a for t, a in zip(times, arrivals) if t >= 900.0]
     assert 0.92 <= len(last) / len(first) <= 1.08
@@ -839,8 +840,7 @@ def test_research_fanout_starts_subagents_together_and_their_turns_follow(set_ar
     this rate has ~1), their prompts at a median of 1,890-2,050 tokens (the subagents' briefs: lognormal, median
     2,000); the minute after a fan-out holds 19-84 more requests than the minute before it, on average (the
     subagents' later turns: ~45 expected); count dispersion 1.6-1.9 at 1 s and 5.3-17.5 at 60 s (Poisson: 1)."""
-    arrivals = set_arrivals(9)["research-fanout.csv"]
-    times, seconds, _ = shifted("research-fanout", arrivals, unseen.set9_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 9, "research-fanout")
     assert 9.0 <= len(times) / seconds <= 12.0
     groups = fanouts(times)
     assert 25 <= len(groups) <= 80, len(groups)
@@ -873,8 +873,7 @@ def test_viral_growth_grows_by_a_constant_factor_to_the_end(set_arrivals):
     minutes, the log's residual sd 0.03-0.08 (a step or a plateau would leave more); each 3 minutes hold 1.46-1.78x the
     3 before, the last as much as the first (the last over the first 0.87-1.05; a linear rise between the same ends
     gives 1.64x then 1.28x, a raised-cosine one 1.84x then 1.28x). Lengths: the conversation trace's medians."""
-    arrivals = set_arrivals(10)["viral-growth.csv"]
-    times, seconds, _ = shifted("viral-growth", arrivals, unseen.set10_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 10, "viral-growth")
     assert abs(sum(1 for t in times if t < 60.0) / 60.0 / unseen.VIRAL_BASE - 1.0) < 0.2  # before the earliest onset
     assert 15.0 <= sum(1 for t in times if t >= 1020.0) / 180.0 <= 30.0
     new = [n - 60.0 * unseen.VIRAL_BASE for n in counts(times, 60.0, seconds)]  # the new users' requests a minute
@@ -932,8 +931,7 @@ def test_lockstep_echoes_fall_silent_return_together_and_die_away(set_arrivals):
     dispersion 7.5-10.0, the last 3 minutes' 0.84-1.56; the busiest 5 s near the first echo 164-197 requests, near the
     twelfth 65-97 (the first 1.7-3.0x the twelfth). The spike's requests are the clients' transcripts (median
     5,290-6,045 tokens) for summaries (median 8-9 tokens)."""
-    arrivals = set_arrivals(10)["lockstep-echoes.csv"]
-    times, seconds, _ = shifted("lockstep-echoes", arrivals, unseen.set10_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 10, "lockstep-echoes")
     per_s = counts(times, 1.0, seconds)
     reply = unseen.POLL_REPLY[0] * math.exp(unseen.POLL_REPLY[1] ** 2 / 2.0)  # the lognormal's mean: 2.75 s
     polling = unseen.POLL_CLIENTS / (unseen.POLL_SLEEP_S + reply)
@@ -1001,8 +999,7 @@ def test_context_creep_holds_the_rate_while_the_prompts_grow_for_a_quarter_of_an
     per-minute median prompt grows 580-630 tokens a minute over minutes 0-14 (a line's residual sd 50-140), each 2
     minutes' median above the last's up to minute 16, and peaks in minutes 15-18; prompt tokens per second in minutes
     13-15 at 3.9-4.5x the first 2 minutes', output tokens per second at 0.9-1.15x (the requests' mix is unchanged)."""
-    arrivals = set_arrivals(11)["context-creep.csv"]
-    times, seconds, _ = shifted("context-creep", arrivals, unseen.set11_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 11, "context-creep")
     per_min = counts(times, 60.0, seconds)
     gap = unseen.CREEP_GAP_S[0] * math.exp(unseen.CREEP_GAP_S[1] ** 2 / 2.0)  # the lognormal's mean: 22.7 s
     level = statistics.fmean(per_min[1:]) / 60.0
@@ -1041,8 +1038,7 @@ def test_eval_suite_switches_the_work_per_request_in_blocks_and_bursts_after_the
     lengths; between blocks the mean prompt per request varies 17-24x and the mean output 7-18x; the median 10 s count
     at 13.7-14.0 req/s (the request limit's 10 plus the other 4); the first 10 s after a long-context block (held to ~3
     req/s by the token limit, while the request capacity fills) at 21-33 req/s; 1 s dispersion 2.0-3.4."""
-    arrivals = set_arrivals(11)["eval-suite.csv"]
-    times, seconds, _ = shifted("eval-suite", arrivals, unseen.set11_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 11, "eval-suite")
     _, blocks, _ = unseen.eval_suite(random.Random("unseen-set11/eval-suite/0"), seconds)  # the generator's first draws
     ends = [start for start, _ in blocks[1:]] + [seconds]
     inside = [end - start for (start, _), end in zip(blocks, ends) if start >= 0.0 and end < seconds]
@@ -1088,8 +1084,7 @@ def test_long_context_tenant_switches_long_prompts_on_twice_and_triples_the_pref
     0-15: two groups, their ends within 3 s of the generator's runs; in them the long prompts at 1.35-1.61 req/s, the
     requests at 1.15-1.22x the rate outside and the prompt tokens at 2.7-3.1x; outside them the median prompt
     1,010-1,027 tokens."""
-    arrivals = set_arrivals(12)["long-context-tenant.csv"]
-    times, seconds, _ = shifted("long-context-tenant", arrivals, unseen.set12_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 12, "long-context-tenant")
     runs = unseen.longctx_runs(random.Random("unseen-set12/long-context-tenant/0"))  # the generator's first draws
     found = [(a, b) for a, b, n in clusters([t for t, a in zip(times, arrivals) if a.prompt_tokens > 8000], 30.0)
              if n >= 20]
@@ -1117,8 +1112,7 @@ def test_runaway_outputs_send_a_twentieth_of_the_replies_to_the_cap_between_a_de
     tokens per second 1.7-2.2x those before the deploy, the median output 122-133 before and 132-144 between; the
     minutes with 2% or more at the cap one run, from -3..+103 s of the deploy to 47-104 s after the rollback starts; the
     last 3 minutes' requests 0.95-1.05x the first 4's."""
-    arrivals = set_arrivals(12)["runaway-outputs.csv"]
-    times, seconds, _ = shifted("runaway-outputs", arrivals, unseen.set12_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 12, "runaway-outputs")
     deploy, rollback = unseen.runaway_incident(random.Random("unseen-set12/runaway-outputs/0"))  # its first draws
     roll, cap = unseen.RUNAWAY_ROLL_S, unseen.OUTPUT_MAX
 
@@ -1150,8 +1144,7 @@ def test_call_surge_triples_the_calls_and_the_model_calls_follow_the_calls_in_pr
     start); the median history past the system prompt 30-150 s after the outage starts 0.66-0.83x the plateau's,
     30-150 s after the resolution 1.39-1.89x the rise's; no prompt below the system prompt or above 2,700 tokens,
     outputs at a median of 35."""
-    arrivals = set_arrivals(12)["call-surge.csv"]
-    times, seconds, _ = shifted("call-surge", arrivals, unseen.set12_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 12, "call-surge")
     rng = random.Random("unseen-set12/call-surge/0")  # the generator's draws again, for the calls answered
     outage, resolved = unseen.call_outage(rng)
     _, starts, _ = unseen.call_surge(rng, seconds, unseen.call_rate(outage, resolved))
@@ -1190,8 +1183,7 @@ def test_meeting_turnover_halves_the_prefill_at_the_half_hour_while_the_requests
     6,270-6,760 tokens to 1,700-1,930; 642-778 chunk prompts (exactly 3,400 tokens) from 307 s before it to 315 s after,
     bar at most two (a live prompt passing 3,400 on the way); the minute from the half hour 1.19-1.46x the level before,
     every minute 0.81-1.46x it (the requests hold), the last 3 minutes 0.91-0.98x it."""
-    arrivals = set_arrivals(13)["meeting-turnover.csv"]
-    times, seconds, _ = shifted("meeting-turnover", arrivals, unseen.set13_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 13, "meeting-turnover")
     half = random.Random("unseen-set13/meeting-turnover/0").uniform(*unseen.MEET_BOUNDARY_S)  # the first draw
 
     def window(a: float, b: float) -> list:
@@ -1229,8 +1221,7 @@ def test_benchmark_sweep_runs_synchronous_then_throughput_then_an_even_staircase
     last sweep request 645 s after the first, the 10 s after it holding 0.14-0.24x the requests of the 10 s before; the
     other traffic at 4.90-5.11 req/s with 10 s dispersion 0.74-1.15 (Poisson), none of it of exactly 256 and 128
     tokens."""
-    arrivals = set_arrivals(13)["benchmark-sweep.csv"]
-    times, seconds, _ = shifted("benchmark-sweep", arrivals, unseen.set13_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 13, "benchmark-sweep")
     start = random.Random("unseen-set13/benchmark-sweep/0").uniform(*unseen.SWEEP_START_S)  # the generator's first draw
     sweep = [t for t, a in zip(times, arrivals) if (a.prompt_tokens, a.max_tokens) == (256, 128)]
     other = [t for t, a in zip(times, arrivals) if (a.prompt_tokens, a.max_tokens) != (256, 128)]
@@ -1270,8 +1261,7 @@ def test_rl_rollouts_send_each_step_at_once_in_groups_and_wait_for_the_longest_s
     longer than the longest output of the step before takes to decode; in a step, 52 or more prompt lengths repeated 8
     times or more (the groups); the steps' outputs at a median of 476-526 tokens, log-sd 0.96-1.02, 1.5-2.3% at the
     4,096 cap; between steps 5.77-6.12 req/s at the conversation trace's median prompt (1,006-1,029)."""
-    arrivals = set_arrivals(13)["rl-rollouts.csv"]
-    times, seconds, _ = shifted("rl-rollouts", arrivals, unseen.set13_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 13, "rl-rollouts")
     per_s = counts(times, 1.0, seconds)
     seconds_found: list[int] = []
     for i, n in enumerate(per_s):
@@ -1310,8 +1300,7 @@ def test_gateway_fallback_flickers_another_apps_requests_in_during_the_incident_
     10.5-11.9 req/s (1.49-1.69x), 1 s dispersion 1.91-2.61 and lag-1 autocorrelation 0.30-0.43 (cooldowns come in runs
     of seconds); prompts above 2,500 tokens 26-30% of the requests inside, 3.0-4.5% before or after; the 30 s after the
     incident's end 0.52-0.76x the 30 s before it."""
-    arrivals = set_arrivals(14)["gateway-fallback.csv"]
-    times, seconds, _ = shifted("gateway-fallback", arrivals, unseen.set14_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 14, "gateway-fallback")
     start, end = unseen.fallback_incident(random.Random("unseen-set14/gateway-fallback/0"))  # the generator's draws
     per_s = counts(times, 1.0, seconds)
     inside, outside = per_s[math.ceil(start):int(end)], per_s[:int(start)] + per_s[math.ceil(end):]
@@ -1339,8 +1328,7 @@ def test_tool_bloat_adds_the_same_block_to_every_prompt_at_the_release_and_a_sma
     before the deploy; after each roll every prompt above the block (at least 6,122 and 2,535 tokens) and the prompts'
     10th, 50th and 90th percentiles 5,954-6,038 and 2,338-2,466 tokens above those before the deploy: a shift, not a
     stretch (the median before: 993-1,046)."""
-    arrivals = set_arrivals(14)["tool-bloat.csv"]
-    times, seconds, _ = shifted("tool-bloat", arrivals, unseen.set14_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 14, "tool-bloat")
     deploy, fix = unseen.tools_release(random.Random("unseen-set14/tool-bloat/0"))  # the generator's first draws
 
     def phase(a: float, b: float) -> list:
@@ -1371,8 +1359,7 @@ def test_waiting_room_holds_the_load_at_the_ceiling_its_cap_sets_while_the_wave_
     chatting) and 2.0-2.8x the first 2 minutes; the 4 minutes from 2 minutes after it all at 0.86-1.05x the ceiling,
     their largest at most 1.21x their smallest (without the cap, the same users reach 1.32-1.62x the ceiling and fall
     through it); the last 3 minutes at 0.59-0.74x it."""
-    arrivals = set_arrivals(14)["waiting-room.csv"]
-    times, seconds, _ = shifted("waiting-room", arrivals, unseen.set14_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 14, "waiting-room")
     occupancy = (unseen.ROOM_FIRST_S[0] * math.exp(unseen.ROOM_FIRST_S[1] ** 2 / 2.0) + (unseen.ROOM_MESSAGES - 1.0)
                  * unseen.ROOM_GAP_S[0] * math.exp(unseen.ROOM_GAP_S[1] ** 2 / 2.0) + unseen.ROOM_SESSION_S)
     ceiling = unseen.ROOM_CAP * unseen.ROOM_MESSAGES / occupancy  # 15.0 req/s
@@ -1435,8 +1422,7 @@ def test_contextual_ingest_sends_each_document_as_a_burst_of_calls_sized_by_its_
     those under the 16,384-token cap and wholly inside the trace exactly that size, 99-100% of all sending their first
     32 (or all) within 0.06 s; the largest 55-140 calls (9.7-28x the median run, 5-6); the runs 18-22% of the requests
     and 64-71% of the prompt tokens."""
-    arrivals = set_arrivals(15)["contextual-ingest.csv"]
-    times, seconds, _ = shifted("contextual-ingest", arrivals, unseen.set15_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 15, "contextual-ingest")
     check_contextual_ingest(arrivals, times, seconds)
 
 
@@ -1466,8 +1452,7 @@ def test_ptu_spillover_brings_the_tips_of_another_apps_demand_once_it_passes_its
     the last 4 minutes 26-35% of them, at 1.52-1.89x the first 4's rate; in minutes 10-19 the long prompts per 10 s have
     a dispersion of 6.7-21.3 within a minute (the spill comes and goes: 17-48% of the 10 s with 3 or fewer long prompts,
     33-60% with 15 or more)."""
-    arrivals = set_arrivals(15)["ptu-spillover.csv"]
-    times, seconds, _ = shifted("ptu-spillover", arrivals, unseen.set15_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 15, "ptu-spillover")
     check_ptu_spillover(arrivals, times, seconds)
 
 
@@ -1513,8 +1498,7 @@ def test_crashloop_replays_resend_the_same_head_of_the_queue_at_doubling_interva
     1.49-2.0x the one before (the back-off plus ~9 s: 19, 29, 49, 89, 169 s), then 306-314 s apart (the cap); one
     request (the poison) in every burst; 6.86-7.20 req/s between the bursts (the worker down) and 8.8-10.0 before the
     first (at work)."""
-    arrivals = set_arrivals(15)["crashloop-replays.csv"]
-    times, seconds, _ = shifted("crashloop-replays", arrivals, unseen.set15_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 15, "crashloop-replays")
     check_crashloop_replays(arrivals, times, seconds)
 
 
@@ -1570,8 +1554,7 @@ def test_consumer_scaleout_climbs_the_hpas_doubling_staircase_from_its_minimum_a
     minimum, and the pods leave while the queue drains); the same consumer scaled straight to 64 at the first sync (a
     step, no staircase). It does not tell the doubling from a line over the same minute (+13 pods a sync): both start
     late and end steep."""
-    arrivals = set_arrivals(16)["consumer-scaleout.csv"]
-    times, seconds, _ = shifted("consumer-scaleout", arrivals, unseen.set16_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 16, "consumer-scaleout")
     _, exports, _ = unseen.consumer_scaleout(random.Random("unseen-set16/consumer-scaleout/0"), seconds)  # its draws
     assert len(exports) == 3
     check_consumer_scaleout(times, seconds, exports)
@@ -1630,8 +1613,7 @@ def test_valley_fill_holds_the_work_at_the_floor_while_the_batch_gives_way_to_th
     Look-alikes it rejects (shown while writing it): Poisson at the same mean with the trace's lengths; the same
     requests at shuffled times; the same times with shuffled lengths; the batch at a fixed rate (the driver reading
     once); the driver reading a 10-minute average instead of the last minute."""
-    arrivals = set_arrivals(16)["valley-fill.csv"]
-    times, seconds, _ = shifted("valley-fill", arrivals, unseen.set16_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 16, "valley-fill")
     _, interactive, _ = unseen.valley_fill(random.Random("unseen-set16/valley-fill/0"), seconds)  # its draws
     check_valley_fill(arrivals, times, seconds, interactive)
 
@@ -1690,8 +1672,7 @@ def test_timeout_retries_send_each_long_report_again_a_minute_later_cut_at_the_t
     before. Look-alikes it rejects (shown while writing it): Poisson at the same mean with the trace's lengths; the same
     requests at shuffled times; the retries after a 30 s timeout instead of 60 s; no incident; the same retries with
     the attempts not cut (run to their whole output)."""
-    arrivals = set_arrivals(16)["timeout-retries.csv"]
-    times, seconds, _ = shifted("timeout-retries", arrivals, unseen.set16_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 16, "timeout-retries")
     check_timeout_retries(arrivals, times, seconds)
 
 
@@ -1732,8 +1713,7 @@ def test_push_wave_rises_for_minutes_after_the_send_and_keeps_a_long_tail(set_ar
     delivery, above half its excess for 90-280 s before it and 500-770 s after (to the end on most seeds); the last 3
     minutes still at 0.42-0.57 of its excess. It does not tell the opens' lognormal delays from another wave of the
     same timing (a gamma-shaped excess from a minute after the send passes it), nor look at the chats."""
-    arrivals = set_arrivals(17)["push-wave.csv"]
-    times, seconds, _ = shifted("push-wave", arrivals, unseen.set17_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 17, "push-wave")
     check_push_wave(times, seconds, *push_send())
 
 
@@ -1741,8 +1721,7 @@ def test_push_wave_check_rejects_a_flash_crowd_a_symmetric_wave_and_poisson(set_
     """With the trace's excess at its peak, a flash crowd (flash-crowd's shape: a 30 s linear rise at the send, 2
     minutes held, an exponential decay of 4 minutes: it jumps at the send) and a symmetric wave (a raised cosine up
     from the send to the trace's peak and down as fast: no tail) each fail the check, as does Poisson at the mean."""
-    arrivals = set_arrivals(17)["push-wave.csv"]
-    times, seconds, _ = shifted("push-wave", arrivals, unseen.set17_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 17, "push-wave")
     send, delivered = push_send()
     base, rate = unseen.PUSH_OTHER, rate_between(times)
     peak = max(range(0, int(seconds) - 59, 10), key=lambda a: rate(a, a + 60.0)) + 30.0  # the busiest minute's middle
@@ -1822,8 +1801,7 @@ def test_drifting_jobs_keep_the_clock_and_the_sleep_and_slip_through_each_other(
     180.4-182.5 s after the last ended; 2-4 of them overlapping a cron run and 1-2 not; the busiest 10 s at 26-28 req/s;
     between the runs 0.96-1.06x the 6 req/s. It tells the fixed delay from a fixed rate only through the loop's uneven
     runs (32-96 s): with runs of one length the two would be the same, and it would reject both."""
-    arrivals = set_arrivals(17)["drifting-jobs.csv"]
-    times, seconds, _ = shifted("drifting-jobs", arrivals, unseen.set17_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 17, "drifting-jobs")
     check_drifting_jobs(arrivals, times, seconds)
 
 
@@ -1845,8 +1823,7 @@ def at_fixed_rate(arrivals: list, times: list[float]) -> tuple[list, list[float]
 def test_drifting_jobs_check_rejects_the_loop_at_a_fixed_rate_and_poisson(set_arrivals):
     """The trace with the loop's runs at a fixed rate (its mean period: the rests then vary with the runs' lengths)
     and the same requests at uniform random times (Poisson at the mean) each fail the check."""
-    arrivals = set_arrivals(17)["drifting-jobs.csv"]
-    times, seconds, _ = shifted("drifting-jobs", arrivals, unseen.set17_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 17, "drifting-jobs")
     with pytest.raises(AssertionError):
         check_drifting_jobs(*at_fixed_rate(arrivals, times), seconds)
     rng = random.Random("look-alikes/drifting-jobs")
@@ -1889,8 +1866,7 @@ def test_canary_rollback_lends_the_primarys_traffic_in_steps_and_takes_it_back_a
     return at 0.88-1.09x the 14, the 30 s before at 0.89-1.13x the share left before it. It checks the trace against
     the generator's weights, 30 s at a time: a return walked back within ~20 s passes it, and so, on some draws, do
     burstier arrivals at the same levels."""
-    arrivals = set_arrivals(17)["canary-rollback.csv"]
-    times, seconds, _ = shifted("canary-rollback", arrivals, unseen.set17_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 17, "canary-rollback")
     check_canary_rollback(times, seconds, canary_schedule())
 
 
@@ -1907,8 +1883,7 @@ def walked_back(weights: list[tuple[float, float]]) -> list[tuple[float, float]]
 def test_canary_rollback_check_rejects_a_walked_back_weight_the_canarys_side_and_poisson(set_arrivals):
     """The same analyses with the traffic walked back a step every 30 s instead of at once, the canary's side of the
     split (the weight's share, not the rest) and Poisson at the trace's mean each fail the check."""
-    arrivals = set_arrivals(17)["canary-rollback.csv"]
-    times, seconds, _ = shifted("canary-rollback", arrivals, unseen.set17_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 17, "canary-rollback")
     weights, total = canary_schedule(), unseen.CANARY_TOTAL
     walked, share = unseen.last_step(walked_back(weights)), unseen.last_step(weights)
     rng = random.Random("look-alikes/canary-rollback")
@@ -1968,8 +1943,7 @@ def test_activity_retries_pile_up_linearly_while_the_crm_is_down_and_drain_withi
     0.50-0.68 of the excess, 130-250 s after it -0.04 to 0.05; 25-29% of the requests in the outage with their prompt
     length again 101-110 s later, 1-3% before it. It does not tell Temporal's intervals from any others that reach a
     100 s cap within ~2 minutes, nor check the 1, 2, 4 s retries one by one."""
-    arrivals = set_arrivals(18)["activity-retries.csv"]
-    times, seconds, _ = shifted("activity-retries", arrivals, unseen.set18_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 18, "activity-retries")
     check_activity_retries(arrivals, times, seconds, *crm_window())
 
 
@@ -2007,8 +1981,7 @@ def test_sorted_eval_sends_its_prompts_longest_first_faster_and_faster(set_arriv
     requests in 581-616 s, no prompt longer than the one before; its first fifth at 4.5-4.8 req/s, its last at
     10.3-10.6 (2.2-2.3x), the prompt tokens a second falling 2.5-3.0x; the 3 minutes after it at 4.1-4.7 req/s. It finds
     the sweep by its one-token replies and does not check the generation requests' order."""
-    arrivals = set_arrivals(18)["sorted-eval.csv"]
-    times, seconds, _ = shifted("sorted-eval", arrivals, unseen.set18_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 18, "sorted-eval")
     check_sorted_eval(arrivals, times, seconds)
 
 
@@ -2033,8 +2006,7 @@ def test_idle_bursts_sit_near_idle_for_minutes_between_customers_batch_scripts(s
     stretch 120-490 s; 2-8 runs of 30 s or more at 4 req/s or more; the busiest 10 s at 17.7-44.4 req/s; the largest
     rise between consecutive 10 s 10.3-39.5 req/s. It looks at the request counts only: it does not check that a burst
     is one script's task, nor its level against the script's workers."""
-    arrivals = set_arrivals(18)["idle-bursts.csv"]
-    times, seconds, _ = shifted("idle-bursts", arrivals, unseen.set18_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 18, "idle-bursts")
     check_idle_bursts(times, seconds)
 
 
@@ -2074,8 +2046,7 @@ def test_flex_windows_spike_at_the_hour_then_step_down_as_the_flexible_windows_c
     counts only: it does not check that the invocations are uniform within a window (any spread that keeps the
     15-minute level flat to 1.8x between its halves passes), nor that the first level is flat, nor how a job spaces its
     calls (a job sending all its calls at once passes)."""
-    arrivals = set_arrivals(19)["flex-windows.csv"]
-    times, seconds, _ = shifted("flex-windows", arrivals, unseen.set19_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 19, "flex-windows")
     check_flex_windows(times, seconds, flex_hour())
 
 
@@ -2175,8 +2146,7 @@ def test_webui_followups_follow_each_reply_until_the_admin_turns_them_off(set_ar
     minutes before the toggle and 6.4-7.4 from 1 to 6 minutes after it (1.32-1.57x). It finds a chat's first reply by
     its title and tags and checks the follow-ups only there: the follow-ups after later replies (sent with the user's
     next message, say, instead of after the reply) go unchecked."""
-    arrivals = set_arrivals(19)["webui-followups.csv"]
-    times, seconds, _ = shifted("webui-followups", arrivals, unseen.set19_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 19, "webui-followups")
     check_webui_followups(arrivals, times, seconds, webui_toggle())
 
 
@@ -2234,8 +2204,7 @@ def test_max_turns_loops_repeat_each_run_to_max_turns_while_its_tool_hangs(set_a
     it); the calls of a chain 6.46-6.51 s apart (median). It links the calls by their prompts (each the last plus its
     output and the error's 30 tokens): it does not pin the timeout (a 6.5 s one passes), nor tell which tool failed,
     nor check the runs outside the outage beyond their absence from the chains."""
-    arrivals = set_arrivals(19)["max-turns-loops.csv"]
-    times, seconds, _ = shifted("max-turns-loops", arrivals, unseen.set19_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 19, "max-turns-loops")
     check_max_turns_loops(arrivals, times, seconds, *mcp_window())
 
 
@@ -2294,16 +2263,14 @@ def test_forbid_skips_skip_the_slots_a_job_overruns_and_triage_the_backlog_at_th
     spread, the tickets' lengths, nor Jobs of under 300 expected tickets one by one. Look-alikes it rejects
     (test_forbid_skips_check_rejects_...): concurrencyPolicy Allow, Forbid without a deadline, a loop sleeping 2 minutes
     after each run, and the same requests at shuffled times."""
-    arrivals = set_arrivals(20)["forbid-skips.csv"]
-    times, seconds, _ = shifted("forbid-skips", arrivals, unseen.set20_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 20, "forbid-skips")
     check_forbid_skips(arrivals, times, seconds, *forbid_schedule())
 
 
 def moved(set_arrivals, number: int, name: str) -> tuple[list, list[float], float]:
     """A set's trace with its requests put at uniformly random times over its span: the look-alike every shape check
     of sets 21 on must reject. Its arrivals, their times and the span."""
-    arrivals = set_arrivals(number)[f"{name}.csv"]
-    times, seconds, _ = shifted(name, arrivals, unseen.SETS[number][1])
+    arrivals, times, seconds = drawn(set_arrivals, number, name)
     # One generator for all (one per request put every request at one instant), and each request drawn its own time:
     # sorted times handed out in the trace's order would keep its sequence, only re-timed evenly.
     rng = random.Random(f"look-alikes/{name}")
@@ -2347,8 +2314,7 @@ def test_forbid_skips_check_rejects_other_schedules_and_shuffled_times(set_arriv
     rules = {"allow": lambda created, done, phase: phase + (math.floor((created - phase) / period + 1e-9) + 1) * period,
              "no-deadline": no_deadline, "fixed-delay": lambda created, done, phase: done + period}
     if look_alike == "shuffled":
-        arrivals = set_arrivals(20)["forbid-skips.csv"]
-        times, seconds, _ = shifted("forbid-skips", arrivals, unseen.set20_trace)
+        arrivals, times, seconds = drawn(set_arrivals, 20, "forbid-skips")
         rng = random.Random("look-alikes/forbid-skips")
         order = sorted(range(len(times)), key=lambda _: rng.random())
         arrivals, times = [arrivals[k] for k in order], sorted(times)
@@ -2424,8 +2390,7 @@ def test_graphrag_index_gleans_each_chunk_25_at_a_time_then_summarises_and_repor
     nor the order of the chunks. Look-alikes it rejects (test_graphrag_index_check_rejects_...): the gleanings dropped
     (max_gleanings 0), sent with their extractions, the reports moved into the extraction phase, and the same requests
     at shuffled times."""
-    arrivals = set_arrivals(20)["graphrag-index.csv"]
-    times, seconds, _ = shifted("graphrag-index", arrivals, unseen.set20_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 20, "graphrag-index")
     check_graphrag_index(arrivals, times, seconds)
 
 
@@ -2435,8 +2400,7 @@ def test_graphrag_index_check_rejects_changed_gleanings_phases_and_shuffled_time
     (both fail the gleaning links), with its community reports moved to random times from the run's start (no barrier:
     fails the reports' wait for the last chunk), or with its requests at shuffled times (fails the links): each fails
     the check, on seeds 0-15 too (checked while writing it)."""
-    arrivals = set_arrivals(20)["graphrag-index.csv"]
-    times, seconds, _ = shifted("graphrag-index", arrivals, unseen.set20_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 20, "graphrag-index")
     rng = random.Random("look-alikes/graphrag-index")
     links = gleaning_links(arrivals, times)
     moved = dict(zip(range(len(times)), times))
@@ -2662,8 +2626,7 @@ def test_rollout_phases_cluster_the_pods_interval_jobs_into_the_rollouts_waves(s
     it does not check the calls' lengths nor the rollout's steps one by one. Look-alikes it rejects
     (test_rollout_phases_check_rejects_...): the scheduler's jitter at 20 s, a job that waits an interval after each
     run's end, no rollout, and the same requests at random times."""
-    arrivals = set_arrivals(21)["rollout-phases.csv"]
-    times, seconds, _ = shifted("rollout-phases", arrivals, unseen.set21_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 21, "rollout-phases")
     check_rollout_phases(times, seconds, phase_schedule())
 
 
@@ -2781,8 +2744,7 @@ def test_rebalance_stall_silences_the_group_until_the_hung_member_leaves_then_dr
     (test_rebalance_stall_check_rejects_...): the cooperative protocol (the members keep their partitions while the
     group waits), max.poll.interval.ms at 1 minute, KEDA's excludePersistentLag set, and the requests at other
     times."""
-    arrivals = set_arrivals(22)["rebalance-stall.csv"]
-    times, seconds, _ = shifted("rebalance-stall", arrivals, unseen.set22_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 22, "rebalance-stall")
     check_rebalance_stall(times, seconds, stall_hang())
 
 
@@ -2845,8 +2807,7 @@ def test_shard_stragglers_fall_in_steps_as_the_pods_run_out_of_files_the_biggest
     prompts (the 3,500-token template and a record); it does not check the steps one by one nor which file runs last.
     Look-alikes it rejects (test_shard_stragglers_check_rejects_...): the records dealt from one work queue, the
     records split evenly over the files, and the requests in shuffled order."""
-    arrivals = set_arrivals(22)["shard-stragglers.csv"]
-    times, seconds, _ = shifted("shard-stragglers", arrivals, unseen.set22_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 22, "shard-stragglers")
     check_shard_stragglers(arrivals, times, seconds)
 
 
@@ -2928,8 +2889,7 @@ def test_beat_overlap_sends_the_backlog_again_with_every_run_under_way(set_arriv
     copies by their prompts; it does not check the beat's period, the pool's size, nor which items were labelled.
     Look-alikes it rejects (test_beat_overlap_check_rejects_...): a lock (celery_once: a run that finds another under
     way exits), one worker process (runs queue and read the list afresh), and the requests in shuffled order."""
-    arrivals = set_arrivals(22)["beat-overlap.csv"]
-    times, seconds, _ = shifted("beat-overlap", arrivals, unseen.set22_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 22, "beat-overlap")
     check_beat_overlap(arrivals, times, seconds)
 
 
@@ -2985,8 +2945,7 @@ def test_retry_set_drain_makes_up_the_outage_over_five_minutes_on_sidekiqs_sched
     prompts and takes the outage from the generator; it does not check the retries one by one, the poll times, nor the
     lengths. Look-alikes it rejects (test_retry_set_drain_check_rejects_...): a sidekiq_retry_in of 10 s, two retries
     at most, and the requests at other times."""
-    arrivals = set_arrivals(23)["retry-set-drain.csv"]
-    times, seconds, _ = shifted("retry-set-drain", arrivals, unseen.set23_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 23, "retry-set-drain")
     check_retry_set_drain(arrivals, times, seconds, drain_outage())
 
 
@@ -3051,8 +3010,7 @@ def test_replica_limits_pass_the_tenant_at_its_limit_times_the_ingress_pods(set_
     from the generator; it does not check the HPA's decisions nor the lengths. Look-alikes it rejects
     (test_replica_limits_check_rejects_...): one bucket shared by the pods, no limit, and the requests at other
     times."""
-    arrivals = set_arrivals(23)["replica-limits.csv"]
-    times, seconds, _ = shifted("replica-limits", arrivals, unseen.set23_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 23, "replica-limits")
     check_replica_limits(arrivals, times, seconds, limit_pods())
 
 
@@ -3108,8 +3066,7 @@ def test_cooldown_parking_parks_a_keeping_up_worker_every_cooldown_and_releases_
     second. It finds the workflows' calls by their prompts; it does not check the poll times, the gaps' starts nor the
     lengths. Look-alikes it rejects (test_cooldown_parking_check_rejects_...): minReplicaCount 1, a cooldownPeriod of
     60 s, and the requests at other times."""
-    arrivals = set_arrivals(23)["cooldown-parking.csv"]
-    times, seconds, _ = shifted("cooldown-parking", arrivals, unseen.set23_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 23, "cooldown-parking")
     check_cooldown_parking(arrivals, times, seconds)
 
 
@@ -3195,8 +3152,7 @@ def test_cache_stampede_sends_each_popular_products_views_on_at_its_expiry_a_ttl
     purge. It finds the summaries by their prompts and takes the purge from the generator; it does not check the
     popularity nor the lengths. Look-alikes it rejects (test_cache_stampede_check_rejects_...): proxy_cache_use_stale
     updating, a TTL of 10 minutes, and the requests at other times."""
-    arrivals = set_arrivals(24)["cache-stampede.csv"]
-    times, seconds, _ = shifted("cache-stampede", arrivals, unseen.set24_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 24, "cache-stampede")
     check_cache_stampede(arrivals, times, seconds, set24_event("cache-stampede", unseen.STAMPEDE_PURGE_S))
 
 
@@ -3243,8 +3199,7 @@ def test_cold_replicas_send_the_suggested_questions_again_as_each_new_replica_fi
     after it, and 1.12-1.60x that from 600 s to 720 s after it. It finds the questions by their prompts and takes the
     rollout's start from the generator; it does not check the replicas' caches nor the lengths. Look-alikes it rejects
     (test_cold_replicas_check_rejects_...): one cache shared by the replicas, and the requests at other times."""
-    arrivals = set_arrivals(24)["cold-replicas.csv"]
-    times, seconds, _ = shifted("cold-replicas", arrivals, unseen.set24_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 24, "cold-replicas")
     check_cold_replicas(arrivals, times, seconds, set24_event("cold-replicas", unseen.REPLICA_ROLLOUT_S))
 
 
@@ -3297,8 +3252,7 @@ def test_capped_scaleout_climbs_at_most_the_cpu_targets_ratio_a_step(set_arrival
     documents' calls by their prompts and takes the import from the generator; it does not check the HPA's decisions
     nor the lengths. Look-alikes it rejects (test_capped_scaleout_check_rejects_...): the HPA on the queue's length
     (10 documents a pod, as a KEDA queue scaler feeds it), a CPU target of 35%, and the requests at other times."""
-    arrivals = set_arrivals(24)["capped-scaleout.csv"]
-    times, seconds, _ = shifted("capped-scaleout", arrivals, unseen.set24_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 24, "capped-scaleout")
     check_capped_scaleout(arrivals, times, seconds, set24_event("capped-scaleout", unseen.CAPPED_BULK_AT_S))
 
 
@@ -3373,8 +3327,7 @@ def test_eventsource_loops_repeat_each_question_a_reply_and_three_seconds_apart_
     the fix from the generator; it does not check the pages nor the lengths. Look-alikes it rejects
     (test_eventsource_loops_check_rejects_...): Firefox's reconnection time (5 s), a widget that closes its
     EventSource on the last event, and the requests at other times."""
-    arrivals = set_arrivals(25)["eventsource-loops.csv"]
-    times, seconds, _ = shifted("eventsource-loops", arrivals, unseen.set25_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 25, "eventsource-loops")
     check_eventsource_loops(arrivals, times, seconds, *set25_events("eventsource-loops"))
 
 
@@ -3421,8 +3374,7 @@ def test_slack_retries_send_each_mention_to_the_model_four_times_3_63_and_303_se
     assistant's calls by their prompts and takes the incident from the generator; it does not check the mentions nor
     the lengths. Look-alikes it rejects (test_slack_retries_check_rejects_...): an app that acknowledges first (Bolt's
     default), and the requests at other times."""
-    arrivals = set_arrivals(25)["slack-retries.csv"]
-    times, seconds, _ = shifted("slack-retries", arrivals, unseen.set25_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 25, "slack-retries")
     check_slack_retries(arrivals, times, seconds, *set25_events("slack-retries"))
 
 
@@ -3463,8 +3415,7 @@ def test_rpm_windows_let_the_limit_through_at_the_start_of_each_clock_minute(set
     takes the start and the clock's phase from the generator; it does not check the workers nor the lengths. Look-alikes
     it rejects (test_rpm_windows_check_rejects_...): a token bucket of the same rate (10 deep), and the requests at
     other times."""
-    arrivals = set_arrivals(25)["rpm-windows.csv"]
-    times, seconds, _ = shifted("rpm-windows", arrivals, unseen.set25_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 25, "rpm-windows")
     check_rpm_windows(arrivals, times, seconds, *set25_events("rpm-windows"))
 
 
@@ -3525,8 +3476,7 @@ def test_visibility_redelivery_starts_each_long_document_over_every_visibility_t
     and takes the fix from the generator; it does not check the documents nor the lengths. Look-alikes it rejects
     (test_visibility_redelivery_check_rejects_...): a visibility timeout of 120 s, workers that extend it from the
     start, and the requests at other times."""
-    arrivals = set_arrivals(26)["visibility-redelivery.csv"]
-    times, seconds, _ = shifted("visibility-redelivery", arrivals, unseen.set26_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 26, "visibility-redelivery")
     check_visibility_redelivery(arrivals, times, seconds, *set26_events("visibility-redelivery"))
 
 
@@ -3576,8 +3526,7 @@ def test_memory_debounce_sends_the_webinars_memory_updates_five_minutes_after_it
     end, the 2 minutes after that at 0.88-1.08x them again, the wave's median prompt 2.85-3.35x the quiet minutes'. It
     takes the webinar's start and end from the generator; it does not check the conversations. Look-alikes it rejects (test_memory_debounce_check_rejects_...): an update delay of 0 (each
     reply's update at once), one of 60 s, and the requests at other times."""
-    arrivals = set_arrivals(26)["memory-debounce.csv"]
-    times, seconds, _ = shifted("memory-debounce", arrivals, unseen.set26_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 26, "memory-debounce")
     check_memory_debounce(arrivals, times, seconds, *set26_events("memory-debounce"))
 
 
@@ -3630,8 +3579,7 @@ def test_speculative_tail_resends_the_stragglers_partitions_once_three_quarters_
     the tasks.
     Look-alikes it rejects (test_speculative_tail_check_rejects_...): speculation off (Spark's default), and the
     requests at other times."""
-    arrivals = set_arrivals(26)["speculative-tail.csv"]
-    times, seconds, _ = shifted("speculative-tail", arrivals, unseen.set26_trace)
+    arrivals, times, seconds = drawn(set_arrivals, 26, "speculative-tail")
     check_speculative_tail(arrivals, times, seconds, *set26_events("speculative-tail"))
 
 
