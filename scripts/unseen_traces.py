@@ -2001,10 +2001,112 @@ spark.speculation.task.duration.threshold for stages of fewer tasks than an exec
   Job falls in steps as its pods run out of files and beat-overlap's runs walk the same backlog seconds apart, here the
   engine itself starts the slowest tasks over: the tail keeps its slots busy re-sending rows already sent, minutes after
   the first attempt sent them.
+Set 27 (`--set 27`): three more shapes, 20 minutes each, chosen from the documentation and source of a stream
+processor's record cache (Kafka Streams), of Kubernetes' StatefulSet controller and its probes (with KEDA and the HPA as
+set 16 has them) and of a web front end's data-fetching library (TanStack Query), without running any policy on them or
+reading any policy's result (nor any results file; of docs/simulator.md only the paragraphs on sets 25 and 26 were read,
+for their style, after these traces and their checks were written, their last lines giving the two sets' scoring; the
+diff of commit c81b65d, read for set 26's form before they were written, showed set 26's paragraph as first written and
+the last three lines of set 25's, part of its scoring; nothing else of it); the set is held out, designed blind. "Ours"
+and "SOURCES.md" mark the same as in set 4. Read this session, through a search of stored copies: the pages and files
+cited below, in excerpts or whole as said; also seen and not used: gRPC's connection backoff (1 s, then x1.6 with a
+jitter of 0.2, at most 120 s: grpc/grpc, doc/connection-backoff.md, read in an excerpt), whose clients, cut off
+together, keep trying in bunched waves, so an outage's end would come back as one wave at a time set by where the outage
+ends, a single draw no check can hold a trace to; and Kafka Connect's scheduled.rebalance.max.delay.ms, 5 minutes by
+default (a provider's schema of Kafka Connect's settings, read in an excerpt: a departed worker's tasks left unassigned
+that long, close to rebalance-stall). Nothing here is cited from memory.
+- `commit-flush.csv` (~5.1 requests/s; 4.96-5.30 on seeds 0-15): a support desk whose live chats are summarised for its
+  agents each time they change, through a Kafka Streams app at its defaults: the app folds each chat's messages into a
+  KTable of transcripts, and its record cache holds a chat's updates until the next commit, 30 s on, so the summaries
+  come in one pulse every 30 s, one a chat that changed however many messages it had, half as many calls as without the
+  cache. The record cache compacts a KTable's output records before they go downstream, "a single output record" for a
+  key updated several times, the data "flushed to the state store and forwarded to the next downstream processor node
+  whenever the earliest of `commit.interval.ms` or `cache.max.bytes.buffering` (cache pressure) hits"; with large caches
+  "the commit interval will be the primary factor", and a cache size of zero turns caching off
+  (docs/streams/developer-guide/memory-mgmt.md, github.com/apache/kafka, read in part). commit.interval.ms, "The
+  frequency in milliseconds with which to save the position (offsets in source topics) of tasks", is 30000 under
+  at-least-once and 100 under exactly-once; processing.guarantee is at_least_once, num.stream.threads 1,
+  statestore.cache.max.bytes 10485760 and poll.ms 100 by default (docs/streams/developer-guide/config-streams.md, the
+  same repository, read in part; the same commit defaults in japila-books/kafka-streams-internals,
+  docs/StreamsConfig.md, read in an excerpt). Here: other traffic Poisson at 3 requests/s with the conversation trace's
+  lengths; chats opened Poisson at 0.25 a second (from 900 s before the trace), at 0.5 during an incident from a seeded
+  time in minutes 6-9 for a seeded 4-6 minutes, each a geometric number of messages (14 on average) a lognormal 12 s
+  apart (sigma 0.8), each message lognormal, median 35 tokens (sigma 0.8); the app's one stream thread committing every
+  30 s plus up to poll.ms from a seeded phase, its cache (10 MiB) never full, so at each commit it forwards every chat
+  changed since the last once, with its transcript so far, to a topic of 24 partitions (by chat), each read by one
+  consumer a lognormal 0.05 s after the commit (sigma 0.5), which summarises its records one call at a time
+  (instructions and the customer's account, 3,000 tokens, and the transcript; a summary lognormal, median 120 tokens,
+  sigma 0.4; the latency as in eventsource-loops; all ours but Kafka Streams' behaviour). On seeds 0-15: the summaries
+  at 1.47-2.14 a second before the incident (44-64 a 30 s) and 1.30-2.01x that from 150 s into it; their 1 s counts
+  autocorrelate at 0.87-0.91 at 30 s and 0.80-0.86 at 60 s (at most -0.08 at 10-20 s), 81-88% of them in one 12 s arc of
+  the 30 s cycle; 0.52-0.54 as many summaries as with the cache off or exactly-once's 100 ms commits, whose 1 s counts
+  autocorrelate at 0.06-0.23 at 30 s. Where micro-batches' streaming job sends a paced wave on a trigger its user set
+  and cron-minutes fires on the clock, here a library's commit interval gathers a stream of updates into pulses on its
+  own clock, each chat once a pulse however much it said.
+- `ordered-ready.csv` (~6.0 requests/s; 5.71-6.19 on seeds 0-15): a queue consumer run as a StatefulSet (its pods keep a
+  volume each; ours), scaled by KEDA and the HPA on its queue, when an export lands: the HPA asks for twice the pods
+  every 15 s, but the StatefulSet's default pod management creates one pod at a time, the next only once every pod
+  before it is Running and Ready, so the calls climb in a line, a pod every ~19 s, for nine minutes or so, and drop at
+  once when the queue is empty. "OrderedReady pod management is the default for StatefulSets", and Parallel pod
+  management tells the controller to launch pods "in parallel, and not to wait for Pods to become Running and Ready"
+  (Kubernetes' StatefulSet tutorial, in copies in several repositories, read in excerpts); OrderedReady "creates pods in
+  ascending order, waits for each pod to become ready, and deletes pods in reverse order while waiting for each deletion
+  to finish" (Manning's liveBook notes on Kubernetes in Action, second edition, read in an excerpt; the same in Chinese
+  in elisayys/kuboard-press, read in an excerpt). A probe's periodSeconds: "How often (in seconds) to perform the probe.
+  Default to 10 seconds" (the Probe API's field description, in client libraries' copies, read in excerpts), its
+  initialDelaySeconds 0 by default (datree's rule page on probe delays, read in an excerpt). KEDA scales Deployments and
+  StatefulSets alike (keda.sh, "Scaling Deployments, StatefulSets & Custom Resources", read in an excerpt); its
+  aws-sqs-queue scaler's queueLength is 5 by default, its messages ApproximateNumberOfMessages plus
+  ApproximateNumberOfMessagesNotVisible, those in flight (keda.sh, its AWS SQS Queue pages, read in excerpts). The HPA's
+  defaults: up, the larger of 4 pods or 100% a 15 s period; down, 100% a period (pkg/apis/autoscaling/v2/ defaults.go,
+  github.com/kubernetes/kubernetes, read whole), counted from the scale's spec (`currentReplicas := scale.Spec.Replicas`
+  in the HPA controller, in copies, read in excerpts), with set 16's 300 s scale-down window and 15 s sync
+  (hpa_replicas). Here: other traffic Poisson at 4 requests/s with the conversation trace's lengths; documents queued
+  Poisson at 0.3 a second, and an export of 1,600-2,200 (uniform) at a seeded time in minutes 1.5-3; 2-32 consumer pods
+  (the ScaledObject's bounds, ours), each taking a message a lognormal 0.1 s after it is free (sigma 0.5) and calling
+  the model with it (instructions, 2,500 tokens, and the document, lognormal, median 1,200, sigma 0.4; an extraction,
+  median 150, sigma 0.4; the latency as in eventsource-loops), one at a time; the HPA syncing every 15 s at a seeded
+  phase and wanting ceil(messages / 5); the controller creating a pod a lognormal 0.5 s after it may (sigma 0.5), its
+  container up a lognormal 4 s later (sigma 0.4) and its app a lognormal 9 s after that (sigma 0.4), Ready at the first
+  10 s probe tick from the container's start once the app is up; removing the highest ordinal first, one at a time, a
+  pod gone a lognormal 1 s after its last call (sigma 0.5; all ours but Kubernetes', KEDA's and the HPA's rules). So the
+  2 pods become 32 one every ~19 s while the export drains. On seeds 0-15: the consumer's calls (with the other
+  traffic's long prompts) at 0.35-0.57 a second before the export and 0.43-0.80 in its first 30 s; half their top
+  210-270 s after it and 90% of it 420-570 s after it (1.78-2.38x as long), up 0.59-0.79 a second a minute and never
+  more than 1.3 in one, to a top of 6.47-7.17 a second (30 s), when the queue is empty: a minute later 0.30-0.68 a
+  second. With Parallel (as with a Deployment) half the top comes 30-60 s after the export. Where consumer-scaleout's
+  Deployment doubles every 15 s under the same HPA and capped-scaleout's climbs by its CPU target's ratio, here the
+  StatefulSet's controller is the limit: the backlog meets a straight line of pods, one readiness probe after another.
+- `focus-refetch.csv` (~4.6 requests/s; 4.45-4.74 on seeds 0-15): a helpdesk whose ticket page shows an AI summary of
+  the ticket fetched through TanStack Query at its defaults: the summary is stale as soon as it arrives, so each time an
+  agent comes back to the helpdesk's tab the ticket is summarised again, the same prompt, a minute or so after the last;
+  a team huddle takes most agents away, and as it ends they come back to their tickets within seconds, a burst of the
+  same summaries again. "Query instances via useQuery or useInfiniteQuery by default consider cached data as stale", and
+  "Stale queries are refetched automatically in the background" when new instances of the query mount, when "The window
+  is refocused" and when "The network is reconnected", a staleTime of e.g. 2 minutes reading from the cache without
+  refetches (TanStack Query's "Important Defaults", tanstack.com, v4 and latest, read in excerpts); refetchOnWindowFocus
+  "default: true", its default handler listening to visibilitychange (its "Window Focus Refetching" guide, tanstack.com,
+  read in excerpts); "As long as data is considered 'fresh' (NOT stale), you will always only read data from the cache
+  and none of the events will trigger a background refetch" (a maintainer in TanStack/query pull request 4759, read in
+  an excerpt). Here: other traffic Poisson at 3 requests/s with the conversation trace's lengths; 120 agents, each
+  working tickets one after another (from up to 600 s before the trace), a ticket a lognormal 240 s (sigma 0.6), the
+  next opened a lognormal 20 s after (sigma 0.6), and on a ticket a lognormal 25 s in the helpdesk's tab (sigma 0.8) and
+  20 s in another (sigma 0.9), in turn; opening a ticket mounts its summary's query (a new key: a fetch), and each
+  return to the tab refetches it unless a fetch is in flight (staleTime 0, refetchOnWindowFocus true); a call the
+  instructions and the customer's profile (2,500 tokens) and the ticket's thread (lognormal, median 1,800, sigma 0.5),
+  unchanged on the ticket, and a summary lognormal, median 150 (sigma 0.4), drawn anew each call, the latency as in
+  eventsource-loops; a huddle at a seeded time in minutes 5-8 for a seeded 6-9 minutes, 80% of the agents leaving their
+  tab a lognormal 20 s after it starts (sigma 0.8) and back on the same ticket a lognormal 8 s after it ends (sigma 0.6;
+  all ours but TanStack Query's behaviour). On seeds 0-15: the summaries at 2.09-2.31 a second before the huddle, 77-80%
+  of them outside it repeating a prompt sent within the last 5 minutes, the median 47-51 s after it (3-7% with a
+  staleTime of 5 minutes, 1-5% with refetchOnWindowFocus off); during the huddle (from 90 s in) at 0.21-0.34x the rate
+  before, then 2.03-2.48x it in the 20 s after it ends. Where eventsource-loops' browser resends a finished answer's
+  request every few seconds on its own and webui-followups adds a call after each reply, here a page sends its last
+  request again whenever a person looks at it again, and a meeting's end brings every open page's request back at once.
 
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24|25|26]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24|25|26|27]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -4056,11 +4158,13 @@ SCALE_START_S, SCALE_REPLY_S = (20.0, 0.3), (3.0, 0.4)  # lognormal (median, sig
 SCALE_PROMPT, SCALE_OUTPUT = (1800.0, 0.5), (250.0, 0.5)  # lognormal (median, sigma): a message's prompt; its reply
 
 
-def hpa_replicas(replicas: int, queued: int, at: float, recommendations: collections.deque) -> int:
-    """One sync of a KEDA-made HPA on a queue-length trigger: it wants ceil(queued / SCALE_TARGET) replicas within
-    SCALE_MIN-SCALE_MAX; up, it goes there at most by the larger of +SCALE_UP[0] pods or xSCALE_UP[1]; down, only to the
-    highest recommendation of the last SCALE_DOWN_WINDOW_S (kept in `recommendations`, (time, replicas) pairs)."""
-    desired = min(SCALE_MAX, max(SCALE_MIN, math.ceil(queued / SCALE_TARGET)))
+def hpa_replicas(replicas: int, queued: int, at: float, recommendations: collections.deque, target: int = SCALE_TARGET,
+                 bounds: tuple[int, int] = (SCALE_MIN, SCALE_MAX)) -> int:
+    """One sync of a KEDA-made HPA on a queue-length trigger: it wants ceil(queued / target) replicas within `bounds`
+    (set 16's SCALE_TARGET and SCALE_MIN-SCALE_MAX unless given); up, it goes there at most by the larger of
+    +SCALE_UP[0] pods or xSCALE_UP[1] (from `replicas`, the scale's spec); down, only to the highest recommendation of
+    the last SCALE_DOWN_WINDOW_S (kept in `recommendations`, (time, replicas) pairs)."""
+    desired = min(bounds[1], max(bounds[0], math.ceil(queued / target)))
     recommendations.append((at, desired))
     while recommendations[0][0] < at - SCALE_DOWN_WINDOW_S:
         recommendations.popleft()
@@ -6399,6 +6503,267 @@ def set26_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     })
 
 
+FLUSH_OTHER = 3.0  # req/s of other traffic, with the conversation trace's lengths
+FLUSH_CHATS = 0.25  # support chats opened a second (ours)
+FLUSH_SURGE_S, FLUSH_SURGE_LENGTH_S = (360.0, 540.0), (240.0, 360.0)  # uniform: an incident's start; its length (ours)
+FLUSH_SURGE = 2.0  # chats opened at this many times FLUSH_CHATS during the incident (ours)
+FLUSH_MORE = 1.0 - 1.0 / 14.0  # the chance a chat goes on after a message: 14 messages on average (ours)
+FLUSH_GAP_S, FLUSH_MESSAGE = (12.0, 0.8), (35.0, 0.8)  # lognormal: one message to the next; a message's tokens (ours)
+FLUSH_CACHE = True  # the KTable's record cache (statestore.cache.max.bytes, 10 MiB by default); False: 0, no cache
+FLUSH_COMMIT_S = 30.0  # commit.interval.ms: Kafka Streams' default under at_least_once (100 ms under exactly-once)
+FLUSH_POLL_S = 0.1  # poll.ms, Kafka Streams' default: the stream thread's loop, so a commit comes up to this late
+FLUSH_PARTITIONS = 24  # the transcripts topic's partitions, one summarising consumer each (ours)
+FLUSH_FETCH_S = (0.05, 0.5)  # lognormal: a record produced to its consumer's fetch returning it (ours)
+FLUSH_TEMPLATE, FLUSH_SUMMARY = 3000, (120.0, 0.4)  # tokens: instructions, the customer's account; lognormal (ours)
+FLUSH_WARMUP_S = 900.0  # chats from this long before the trace (ours)
+
+
+def flush_messages(rng: random.Random, seconds: float, surge: tuple[float, float]) -> list[tuple[float, int, int]]:
+    """The support chats' messages, (time, chat, its transcript's tokens after it): chats opened Poisson at
+    FLUSH_CHATS (FLUSH_SURGE times that in `surge`), each a geometric number of messages FLUSH_GAP_S apart."""
+    messages = []
+    for chat, opened in enumerate(poisson_times(rng, FLUSH_CHATS * FLUSH_SURGE, -FLUSH_WARMUP_S, seconds)):
+        if not surge[0] <= opened < surge[1] and rng.random() >= 1.0 / FLUSH_SURGE:  # thinned outside the incident
+            continue
+        t, transcript = opened, 0
+        while t < seconds:
+            transcript += clamp(lognormal_draw(rng, FLUSH_MESSAGE), PROMPT_MAX)
+            messages.append((t, chat, transcript))
+            if rng.random() >= FLUSH_MORE:
+                break
+            t += lognormal_draw(rng, FLUSH_GAP_S)
+    return sorted(messages)
+
+
+def flush_records(rng: random.Random, messages: list[tuple[float, int, int]],
+                  seconds: float) -> list[tuple[float, int, int]]:
+    """The records the Kafka Streams app forwards from its KTable of transcripts (one stream thread, as by default),
+    (time, chat, transcript): with FLUSH_CACHE, a chat's updates since the last commit are compacted in the cache and
+    the latest goes downstream at the next commit, every FLUSH_COMMIT_S (plus up to FLUSH_POLL_S) from a seeded phase;
+    without it, every update at once."""
+    if not FLUSH_CACHE:
+        return list(messages)
+    records, k = [], 0
+    commit = -FLUSH_WARMUP_S + rng.uniform(0.0, FLUSH_COMMIT_S)
+    while commit < seconds:
+        dirty: dict[int, int] = {}
+        while k < len(messages) and messages[k][0] <= commit:
+            _, chat, transcript = messages[k]
+            dirty[chat] = transcript  # a later update of the same key overwrites the cached one
+            k += 1
+        records.extend((commit, chat, transcript) for chat, transcript in dirty.items())
+        commit += FLUSH_COMMIT_S + rng.uniform(0.0, FLUSH_POLL_S)
+    return records
+
+
+def flush_calls(rng: random.Random, seconds: float, surge: tuple[float, float]) -> list[tuple[float, int, int]]:
+    """The summariser's calls: each record of the transcripts topic (flush_records) read by its partition's consumer
+    a lognormal FLUSH_FETCH_S after it is produced and summarised (the instructions and the transcript so far), one
+    call at a time a consumer."""
+    free = [-math.inf] * FLUSH_PARTITIONS
+    rows = []
+    for produced, chat, transcript in flush_records(rng, flush_messages(rng, seconds, surge), seconds):
+        partition = chat % FLUSH_PARTITIONS
+        start = max(produced + lognormal_draw(rng, FLUSH_FETCH_S), free[partition])
+        prompt, output = clamp(FLUSH_TEMPLATE + transcript, PROMPT_MAX), clamp(lognormal_draw(rng, FLUSH_SUMMARY),
+                                                                               OUTPUT_MAX)
+        free[partition] = start + reply_latency(rng, prompt, output)
+        if 0.0 <= start < seconds:
+            rows.append((start, prompt, output))
+    return rows
+
+
+def commit_flush(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at FLUSH_OTHER with the conversation trace's lengths, plus a support desk's transcript
+    summaries (flush_calls), an incident at a seeded time. The rows, and the summaries per 10 s."""
+    start = rng.uniform(*FLUSH_SURGE_S)
+    calls = flush_calls(rng, seconds, (start, start + rng.uniform(*FLUSH_SURGE_LENGTH_S)))
+    return beside_other(rng, FLUSH_OTHER, seconds, calls)
+
+
+ORDER_OTHER = 4.0  # req/s of other traffic, with the conversation trace's lengths
+ORDER_INFLOW = 0.3  # documents/s queued between exports (ours)
+ORDER_EXPORT_S, ORDER_EXPORT = (90.0, 180.0), (1600, 2200)  # uniform: when an export lands; its documents (ours)
+ORDER_TARGET = 5  # KEDA's aws-sqs-queue queueLength: its default, 5 messages (visible and in flight) a replica
+ORDER_MIN, ORDER_MAX = 2, 32  # the ScaledObject's minReplicaCount and maxReplicaCount (ours)
+ORDER_PARALLEL = False  # podManagementPolicy: OrderedReady, the StatefulSet's default; True: Parallel
+ORDER_CREATE_S = (0.5, 0.5)  # lognormal: the controller creating a pod after the change that lets it (ours)
+ORDER_START_S, ORDER_INIT_S = (4.0, 0.4), (9.0, 0.4)  # lognormal: a pod's creation to its container; its app's start
+ORDER_PROBE_S = 10.0  # the readiness probe's periodSeconds, Kubernetes' default, from the container's start
+ORDER_STOP_S = (1.0, 0.5)  # lognormal: a pod told to stop (its call done) to its end (ours)
+ORDER_RECEIVE_S = (0.1, 0.5)  # lognormal: an idle consumer's long poll returning a message (ours)
+ORDER_TEMPLATE, ORDER_DOC, ORDER_OUTPUT = 2500, (1200.0, 0.4), (150.0, 0.4)  # tokens; lognormal (ours)
+
+
+def ordered_calls(rng: random.Random, seconds: float, export: float) -> list[tuple[float, int, int]]:
+    """A queue consumer run as a StatefulSet, one model call at a time a pod, scaled by KEDA and the HPA on the
+    queue's visible and in-flight messages (hpa_replicas against ORDER_TARGET, every SCALE_SYNC_S at a seeded phase),
+    when an export lands at `export`. Under OrderedReady the controller creates one pod at a time, the next only once
+    every pod before it is Ready (its readiness probe passing at the first of its ORDER_PROBE_S ticks after the app is
+    up), and removes them one at a time from the highest ordinal; under Parallel (ORDER_PARALLEL), all at once."""
+    events: list[tuple[float, int, str, int]] = []
+    order = itertools.count()
+
+    def push(at: float, kind: str, pod: int = -1) -> None:
+        heapq.heappush(events, (at, next(order), kind, pod))
+
+    for t in poisson_times(rng, ORDER_INFLOW, 0.0, seconds):
+        push(t, "message")
+    push(export, "export")
+    sync = rng.uniform(0.0, SCALE_SYNC_S)
+    while sync < seconds:
+        push(sync, "sync")
+        sync += SCALE_SYNC_S
+    pods = itertools.count()  # each pod created gets the next number; `ordinal` maps it to its place in the set
+    ordinal = {next(pods): k for k in range(ORDER_MIN)}
+    state = dict.fromkeys(ordinal, "idle")  # pod -> starting, idle, busy, stopping or leaving
+    spec, queued, rows = ORDER_MIN, 0, []
+    recommendations: collections.deque = collections.deque()
+    while events:
+        t, _, kind, pod = heapq.heappop(events)
+        if t >= seconds:
+            break
+        if kind == "message":
+            queued += 1
+        elif kind == "export":
+            queued += rng.randint(*ORDER_EXPORT)
+        elif kind == "sync":
+            spec = hpa_replicas(spec, queued + sum(s == "busy" for s in state.values()), t, recommendations,
+                                ORDER_TARGET, (ORDER_MIN, ORDER_MAX))
+        elif kind == "ready":
+            if state.get(pod) == "starting":  # not removed while it started
+                state[pod] = "idle"
+        elif kind == "done":
+            state[pod] = "idle" if state[pod] == "busy" else "leaving"
+            if state[pod] == "leaving":
+                push(t + lognormal_draw(rng, ORDER_STOP_S), "gone", pod)
+        elif kind == "gone":
+            del state[pod]
+        # the StatefulSet controller: create the missing ordinals, remove the highest past the spec
+        settled = all(s in ("idle", "busy") for s in state.values())
+        while len(state) < spec and (ORDER_PARALLEL or settled):
+            taken = {ordinal[p] for p in state}
+            new = next(pods)
+            ordinal[new], state[new] = next(k for k in itertools.count() if k not in taken), "starting"
+            started = t + lognormal_draw(rng, ORDER_CREATE_S) + lognormal_draw(rng, ORDER_START_S)
+            push(started + ORDER_PROBE_S * math.ceil(lognormal_draw(rng, ORDER_INIT_S) / ORDER_PROBE_S), "ready", new)
+            settled = False
+        staying = sorted((p for p, s in state.items() if s not in ("stopping", "leaving")), key=ordinal.__getitem__)
+        while len(staying) > spec and (ORDER_PARALLEL or settled):
+            top = staying.pop()
+            if state[top] == "busy":
+                state[top] = "stopping"
+            else:
+                state[top] = "leaving"
+                push(t + lognormal_draw(rng, ORDER_STOP_S), "gone", top)
+            settled = False
+        for idle in sorted((p for p, s in state.items() if s == "idle"), key=ordinal.__getitem__):
+            if not queued:
+                break
+            queued -= 1
+            state[idle] = "busy"
+            at = t + lognormal_draw(rng, ORDER_RECEIVE_S)
+            prompt = clamp(ORDER_TEMPLATE + lognormal_draw(rng, ORDER_DOC), PROMPT_MAX)
+            output = clamp(lognormal_draw(rng, ORDER_OUTPUT), OUTPUT_MAX)
+            rows.append((at, prompt, output))
+            push(at + reply_latency(rng, prompt, output), "done", idle)
+    return [row for row in rows if row[0] < seconds]
+
+
+def ordered_ready(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at ORDER_OTHER with the conversation trace's lengths, plus the StatefulSet consumer's
+    calls (ordered_calls), an export at a seeded time. The rows, and the consumer's calls per 10 s."""
+    export = rng.uniform(*ORDER_EXPORT_S)
+    return beside_other(rng, ORDER_OTHER, seconds, ordered_calls(rng, seconds, export))
+
+
+FOCUS_OTHER = 3.0  # req/s of other traffic, with the conversation trace's lengths
+FOCUS_AGENTS = 120  # support agents on shift, each with the helpdesk open in a browser tab (ours)
+FOCUS_HANDLE_S, FOCUS_NEXT_S = (240.0, 0.6), (20.0, 0.6)  # lognormal: on a ticket; one ticket closed to the next (ours)
+FOCUS_STAY_S, FOCUS_AWAY_S = (25.0, 0.8), (20.0, 0.9)  # lognormal: in the helpdesk tab; in another tab, on the ticket
+FOCUS_STALE_S = 0.0  # staleTime: TanStack Query's default, 0 (data stale as soon as it is fetched)
+FOCUS_REFETCH = True  # refetchOnWindowFocus: TanStack Query's default, true
+FOCUS_HUDDLE_S, FOCUS_HUDDLE_LENGTH_S = (300.0, 480.0), (360.0, 540.0)  # uniform: the team huddle's start; length
+FOCUS_ATTEND = 0.8  # share of agents in the huddle (ours)
+FOCUS_LEAVE_S, FOCUS_BACK_S = (20.0, 0.8), (8.0, 0.6)  # lognormal: huddle start to leaving the tab; its end to back
+FOCUS_TEMPLATE, FOCUS_THREAD, FOCUS_SUMMARY = 2500, (1800.0, 0.5), (150.0, 0.4)  # tokens; lognormal (ours)
+FOCUS_WARMUP_S = 600.0  # agents start their first ticket up to this long before the trace (ours)
+
+
+def focus_agent(rng: random.Random, seconds: float, huddle: tuple[float, float]) -> list[tuple[float, int, int]]:
+    """One agent's summary calls: each ticket opened mounts the helpdesk's summary query (a new key: a fetch of the
+    instructions and the ticket's thread, the summary drawn anew each call); while on it the agent goes back and forth
+    between the helpdesk tab and others (FOCUS_STAY_S, FOCUS_AWAY_S), and each return makes the tab visible, which
+    refetches the query when its data is FOCUS_STALE_S old or more (FOCUS_REFETCH) and no fetch is in flight; an
+    attendee leaves the tab for the huddle and comes back to the same ticket after it."""
+    attends = rng.random() < FOCUS_ATTEND
+    leave = huddle[0] + lognormal_draw(rng, FOCUS_LEAVE_S) if attends else math.inf
+    back = huddle[1] + lognormal_draw(rng, FOCUS_BACK_S) if attends else math.inf
+    rows: list[tuple[float, int, int]] = []
+    last, busy, prompt = -math.inf, -math.inf, 0
+
+    def fetch(at: float) -> None:
+        nonlocal last, busy
+        output = clamp(lognormal_draw(rng, FOCUS_SUMMARY), OUTPUT_MAX)
+        rows.append((at, prompt, output))
+        last, busy = at, at + reply_latency(rng, prompt, output)
+
+    def refocus(at: float) -> None:
+        if FOCUS_REFETCH and at - last >= FOCUS_STALE_S and at >= busy:
+            fetch(at)
+
+    t, remaining, in_tab, ticket = -rng.uniform(0.0, FOCUS_WARMUP_S), 0.0, True, False
+    while t < seconds:
+        if not ticket:  # between tickets: the next opened after a pause, or on the return from the huddle
+            opened = t + lognormal_draw(rng, FOCUS_NEXT_S)
+            if t < leave <= opened:
+                opened, leave = back, math.inf
+            t = opened
+            prompt = clamp(FOCUS_TEMPLATE + lognormal_draw(rng, FOCUS_THREAD), PROMPT_MAX)
+            remaining, in_tab, ticket = lognormal_draw(rng, FOCUS_HANDLE_S), True, True
+            fetch(t)
+            continue
+        step = lognormal_draw(rng, FOCUS_STAY_S if in_tab else FOCUS_AWAY_S)
+        if in_tab:
+            step = min(step, max(remaining, 0.0))
+        if t < leave <= t + step:  # off to the huddle, the ticket left open; back to its tab after it
+            remaining -= leave - t
+            t, leave, in_tab = back, math.inf, True
+            refocus(t)
+            continue
+        t, remaining = t + step, remaining - step
+        if in_tab and remaining <= 0.0:
+            ticket = False
+        elif in_tab:
+            in_tab = False
+        else:
+            in_tab = True
+            refocus(t)
+    return [row for row in rows if 0.0 <= row[0] < seconds]
+
+
+def focus_refetch(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at FOCUS_OTHER with the conversation trace's lengths, plus FOCUS_AGENTS agents' summary
+    calls (focus_agent), a huddle at a seeded time. The rows, and the summary calls per 10 s."""
+    start = rng.uniform(*FOCUS_HUDDLE_S)
+    huddle = (start, start + rng.uniform(*FOCUS_HUDDLE_LENGTH_S))
+    calls = [row for _ in range(FOCUS_AGENTS) for row in focus_agent(rng, seconds, huddle)]
+    return beside_other(rng, FOCUS_OTHER, seconds, calls)
+
+
+SET27 = ("commit-flush", "ordered-ready", "focus-refetch")
+
+
+def set27_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised summariser, consumer or helpdesk calls spread over each 10 s) of one set-27 trace."""
+    return binned_trace("set27", name, seed, {
+        "commit-flush": (FLUSH_OTHER, commit_flush),
+        "ordered-ready": (ORDER_OTHER, ordered_ready),
+        "focus-refetch": (FOCUS_OTHER, focus_refetch),
+    })
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
@@ -6406,7 +6771,8 @@ SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: 
         14: (SET14, set14_trace), 15: (SET15, set15_trace), 16: (SET16, set16_trace), 17: (SET17, set17_trace),
         18: (SET18, set18_trace), 19: (SET19, set19_trace), 20: (SET20, set20_trace),
         21: (SET21, set21_trace), 22: (SET22, set22_trace), 23: (SET23, set23_trace),
-        24: (SET24, set24_trace), 25: (SET25, set25_trace), 26: (SET26, set26_trace)}
+        24: (SET24, set24_trace), 25: (SET25, set25_trace), 26: (SET26, set26_trace),
+        27: (SET27, set27_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 

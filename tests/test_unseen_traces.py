@@ -177,7 +177,7 @@ def test_set2_is_unchanged_byte_for_byte(written):
 
 
 @pytest.mark.parametrize("number", [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
-                                    25, 26])
+                                    25, 26, 27])
 def test_a_set_is_deterministic_per_seed(tmp_path, written, number):
     directory, files = written(number), SET_FILES[number]
     assert unseen.main(["--out", str(tmp_path / "again"), "--seed", "0", "--set", str(number)]) == 0
@@ -250,7 +250,7 @@ def test_tenant_shift_keeps_the_rate_and_triples_the_output_work(set_arrivals):
                                                     (17, 7.0, 13.0), (18, 4.0, 11.0), (19, 7.0, 11.0),
                                                     (20, 4.5, 10.0), (21, 4.0, 9.0), (22, 4.0, 9.0),
                                                     (23, 5.5, 11.0), (24, 4.0, 10.5), (25, 4.5, 9.5),
-                                                    (26, 4.5, 9.5)])
+                                                    (26, 4.5, 9.5), (27, 4.0, 7.5)])
 def test_twenty_minute_sets_parse_with_the_bench_reader_within_the_token_bounds(set_arrivals, number, low_rps, top_rps):
     for name, arrivals in set_arrivals(number).items():
         assert 1190.0 <= arrivals[-1].time < 1200.0, name  # 20 minutes
@@ -284,11 +284,11 @@ EXPECTED_RATES = {4: (unseen.SET4, unseen.set4_trace, 0.05), 5: (unseen.SET5, un
                   20: (unseen.SET20, unseen.set20_trace, 0.1), 21: (unseen.SET21, unseen.set21_trace, 0.1),
                   22: (unseen.SET22, unseen.set22_trace, 0.1), 23: (unseen.SET23, unseen.set23_trace, 0.1),
                   24: (unseen.SET24, unseen.set24_trace, 0.1), 25: (unseen.SET25, unseen.set25_trace, 0.1),
-                  26: (unseen.SET26, unseen.set26_trace, 0.1)}
+                  26: (unseen.SET26, unseen.set26_trace, 0.1), 27: (unseen.SET27, unseen.set27_trace, 0.1)}
 
 
 @pytest.mark.parametrize("number", [4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-                                    26])
+                                    26, 27])
 def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     """The request count matches the integral of the expected rate (of the realised state path for
     mmpp-api, of the realised ON periods for self-similar, of the realised intensity for
@@ -313,13 +313,14 @@ def test_twenty_minute_sets_hold_their_expected_count(set_arrivals, number):
     summary, question and document calls per 10 s for cache-stampede, cold-replicas and capped-scaleout, of the
     realised assistant, bot and job calls per 10 s for eventsource-loops, slack-retries and rpm-windows, of the
     realised consumer, assistant and job calls per 10 s for visibility-redelivery, memory-debounce and
-    speculative-tail) within 5%:
+    speculative-tail, of the realised summariser, consumer and helpdesk calls per 10 s for commit-flush, ordered-ready
+    and focus-refetch) within 5%:
     0.973-1.022 on seeds 0-15 for set 4, 0.954-1.030 for set 5, 0.973-1.018 for set 6, 0.974-1.018 for set 7,
     0.971-1.013 for set 8, 0.983-1.015 for set 9, 0.981-1.009 for set 10, 0.989-1.008 for set 11, 0.978-1.019 for set
     12, 0.976-1.013 for set 13, 0.976-1.018 for set 14, 0.981-1.022 for set 15, 0.979-1.020 for set 16, 0.982-1.022 for
     set 17, 0.989-1.015 for set 18, 0.982-1.021 for set 19, 0.991-1.028 for set 20, 0.986-1.020 for set 21,
     0.982-1.016 for set 22, 0.988-1.020 for set 23, 0.974-1.027 for set 24, 0.982-1.020 for set 25, 0.982-1.017 for
-    set 26."""
+    set 26, 0.982-1.015 for set 27."""
     names, trace, step = EXPECTED_RATES[number]
     arrivals = set_arrivals(number)
     for name in names:
@@ -3086,7 +3087,7 @@ def test_cooldown_parking_check_rejects_a_replica_floor_a_short_cooldown_and_mov
 
 
 @pytest.mark.parametrize("args, option", [
-    (["--set", "27"], "--set"),
+    (["--set", "28"], "--set"),
     (["--set", "two"], "--set"),
     (["--seed", "x"], "--seed"),
 ])
@@ -3594,3 +3595,167 @@ def test_speculative_tail_check_rejects_no_speculation_and_moved_times(set_arriv
         arrivals, times, seconds = patched(monkeypatch, 26, "speculative-tail", "SPEC_ENABLED", False)
     with pytest.raises(AssertionError):
         check_speculative_tail(arrivals, times, seconds, *set26_events("speculative-tail"))
+
+
+def look_alike(set_arrivals, monkeypatch, number: int, name: str, settings: dict,
+               kind: str) -> tuple[list, list[float], float]:
+    """The look-alike `kind` of a set's trace: its requests moved to other times ("moved"), or the trace drawn with
+    the generator setting `settings[kind]` (a setting and its value) changed. Its arrivals, their times and the span."""
+    if kind == "moved":
+        return moved(set_arrivals, number, name)
+    return patched(monkeypatch, number, name, *settings[kind])
+
+
+def set27_events(name: str, seed: int = 0) -> tuple[float, ...]:
+    """A set-27 trace's events, its generator's first draws: the incident's start and end, the export's landing, or
+    the huddle's start and end."""
+    rng = random.Random(f"unseen-set27/{name}/{seed}")
+    if name == "ordered-ready":
+        return (rng.uniform(*unseen.ORDER_EXPORT_S),)
+    first, length = ((unseen.FLUSH_SURGE_S, unseen.FLUSH_SURGE_LENGTH_S) if name == "commit-flush" else
+                     (unseen.FOCUS_HUDDLE_S, unseen.FOCUS_HUDDLE_LENGTH_S))
+    start = rng.uniform(*first)
+    return start, start + rng.uniform(*length)
+
+
+def check_commit_flush(arrivals: list, times: list[float], seconds: float, start: float, end: float) -> None:
+    """The shape test_commit_flush_... asserts, on any trace; `start` and `end` are the generator's incident."""
+    calls = sorted(t for t, a in zip(times, arrivals) if a.prompt_tokens >= unseen.FLUSH_TEMPLATE)
+    per_s = counts([t - 60.0 for t in calls if t >= 60.0], 1.0, seconds - 60.0)
+    # the summaries come in a pulse every commit interval: their 1 s counts alike 30 s and 60 s apart, not 10-20 s ...
+    near = max(autocorrelation(per_s, lag) for lag in range(10, 21))
+    assert autocorrelation(per_s, 30) >= 0.6 and autocorrelation(per_s, 60) >= 0.5 and near <= 0.2, (
+        autocorrelation(per_s, 30), autocorrelation(per_s, 60), near)
+    # ... each pulse within seconds of its commit: most of the calls in one 12 s arc of the 30 s cycle ...
+    arc = max(sum(n for k, n in enumerate(per_s) if (k - offset) % 30 < 12) for offset in range(30))
+    assert arc >= 0.7 * sum(per_s), arc / sum(per_s)
+    # ... and bigger while the incident's chats go on
+    rate = rate_between(calls)
+    assert rate(start + 150.0, end + 30.0) >= 1.15 * rate(60.0, start), (rate(start + 150.0, end + 30.0) /
+                                                                         rate(60.0, start))
+
+
+def test_commit_flush_sends_the_changed_chats_summaries_in_a_pulse_every_commit_interval(set_arrivals):
+    """3 req/s of other traffic plus a support desk whose Kafka Streams app aggregates each chat's messages into a
+    KTable of transcripts (chats opened 0.25 a second, twice that in an incident at a seeded time in minutes 6-9 for
+    4-6 minutes, 14 messages on average, a lognormal 12 s apart), whose changes 24 consumers summarise, one call at a
+    time each; at the defaults (the record cache on, commit.interval.ms 30 s under at_least_once) a chat's messages
+    since the last commit reach the consumers as one record, its latest transcript, at the next commit. On seeds 0-15:
+    the summaries' 1 s counts (from the first minute on) autocorrelate at 0.87-0.91 at a lag of 30 s and 0.80-0.86 at
+    60 s, at most -0.08 at 10-20 s; 81-88% of the summaries in one 12 s arc of the 30 s cycle (uniform: 40%); the
+    summaries at 1.47-2.14 a second before the incident and 1.30-2.01x that from 150 s into it (0.52-0.54 as many as
+    without the cache). It finds the summaries by their prompts and takes the incident from the generator; it does not
+    check which chat a summary is of. Look-alikes it rejects (test_commit_flush_check_rejects_...): exactly-once
+    processing (a 100 ms commit interval), the cache off, and the requests at other times."""
+    arrivals, times, seconds = drawn(set_arrivals, 27, "commit-flush")
+    check_commit_flush(arrivals, times, seconds, *set27_events("commit-flush"))
+
+
+@pytest.mark.parametrize("kind", ["exactly-once", "no-cache", "moved"])
+def test_commit_flush_check_rejects_exactly_once_no_cache_and_moved_times(set_arrivals, monkeypatch, kind):
+    """The same generator with processing.guarantee exactly_once_v2, whose default commit interval is 100 ms (a record
+    each message, all through each 30 s: fails the pulses), or with the record cache off (statestore.cache.max.bytes
+    0: every update forwarded at once, the same), and the trace's requests moved to uniformly random times (fails the
+    pulses and the incident): each fails the check, on seeds 0-15 too (checked while writing it)."""
+    settings = {"exactly-once": ("FLUSH_COMMIT_S", 0.1), "no-cache": ("FLUSH_CACHE", False)}
+    arrivals, times, seconds = look_alike(set_arrivals, monkeypatch, 27, "commit-flush", settings, kind)
+    with pytest.raises(AssertionError):
+        check_commit_flush(arrivals, times, seconds, *set27_events("commit-flush"))
+
+
+def check_ordered_ready(arrivals: list, times: list[float], seconds: float, export: float) -> None:
+    """The shape test_ordered_ready_... asserts, on any trace; `export` is the generator's."""
+    calls = sorted(t for t, a in zip(times, arrivals) if a.prompt_tokens >= unseen.ORDER_TEMPLATE)
+    rate = rate_between(calls)
+    assert rate(0.0, export) <= 0.8, rate(0.0, export)  # the trickle (and the other traffic's long prompts)
+    # the export meets two pods, and the calls climb as the StatefulSet adds one pod at a time ...
+    per_30s = [rate(export + 30.0 * k, export + 30.0 * k + 30.0) for k in range(int((seconds - export) // 30.0))]
+    top = max(range(len(per_30s)), key=per_30s.__getitem__)
+    assert per_30s[top] >= 5.0, per_30s[top]
+    half = next(k for k, r in enumerate(per_30s) if r >= 0.5 * per_30s[top])
+    most = next(k for k, r in enumerate(per_30s) if r >= 0.9 * per_30s[top])
+    assert half >= 5 and most >= 1.5 * half, (half, most)  # not a wall, nor a doubling that ends in a minute
+    # ... by about as much each minute (no minute far above the one before) ...
+    per_min = [rate(export + 60.0 * k, export + 60.0 * k + 60.0) for k in range((top + 1) // 2)]
+    rises = [b - a for a, b in zip(per_min, per_min[1:])]
+    assert max(rises) <= 2.0, rises
+    # ... until the queue is empty at the top of the ramp, and they fall to the trickle at once
+    last = max(k for k, r in enumerate(per_30s) if r >= 0.8 * per_30s[top])
+    assert rate(export + 30.0 * last + 60.0, export + 30.0 * last + 120.0) <= 1.0, (
+        rate(export + 30.0 * last + 60.0, export + 30.0 * last + 120.0))
+
+
+def test_ordered_ready_climbs_a_pod_at_a_time_as_the_statefulset_waits_for_each_to_be_ready(set_arrivals):
+    """4 req/s of other traffic plus a queue consumer run as a StatefulSet (one call at a time a pod, 2-32 pods) that
+    KEDA's SQS scaler and the HPA size on the queue (5 messages a replica), documents trickling in at 0.3 a second, when
+    an export of 1,600-2,200 lands at a seeded time in minutes 1.5-3: the HPA asks for twice the pods every 15 s, but
+    under OrderedReady the controller creates one pod only once every pod before it is Running and Ready, each Ready at
+    the first readiness probe (every 10 s) after its app is up. On seeds 0-15: the consumer's calls (and the other
+    traffic's long prompts) at 0.35-0.57 a second before the export, 0.43-0.80 in its first 30 s; half their top only
+    210-270 s after it and 90% 420-570 s after it (1.78-2.38x as long), up 0.59-0.79 a second each minute and never more
+    than 1.3 over one minute, to a top of 6.47-7.17 a second (30 s), when the queue is empty and they fall back to
+    0.30-0.68 a minute later. It finds the consumer's calls by their prompts and takes the export from the generator; it
+    does not check the pods. Look-alikes it rejects (test_ordered_ready_check_rejects_...): podManagementPolicy
+    Parallel, and the requests at other times."""
+    arrivals, times, seconds = drawn(set_arrivals, 27, "ordered-ready")
+    check_ordered_ready(arrivals, times, seconds, *set27_events("ordered-ready"))
+
+
+@pytest.mark.parametrize("kind", ["parallel", "moved"])
+def test_ordered_ready_check_rejects_parallel_pods_and_moved_times(set_arrivals, monkeypatch, kind):
+    """The same generator with podManagementPolicy Parallel (the pods the HPA asks for created at once, full width in
+    about a minute: fails the climb), and the trace's requests moved to uniformly random times (no export to climb
+    from: fails the top and the trickle): each fails the check, on seeds 0-15 too (checked while writing it)."""
+    settings = {"parallel": ("ORDER_PARALLEL", True)}
+    arrivals, times, seconds = look_alike(set_arrivals, monkeypatch, 27, "ordered-ready", settings, kind)
+    with pytest.raises(AssertionError):
+        check_ordered_ready(arrivals, times, seconds, *set27_events("ordered-ready"))
+
+
+def check_focus_refetch(arrivals: list, times: list[float], seconds: float, start: float, end: float) -> None:
+    """The shape test_focus_refetch_... asserts, on any trace; `start` and `end` are the generator's huddle."""
+    calls = sorted((t, a.prompt_tokens) for t, a in zip(times, arrivals) if a.prompt_tokens >= unseen.FOCUS_TEMPLATE)
+    rate = rate_between([t for t, _ in calls])
+    before = rate(60.0, start)
+    # most summaries outside the huddle are a ticket's summary again, its thread unchanged, a minute or so after
+    last: dict[int, float] = {}
+    working, again = 0, []
+    for t, prompt in calls:
+        if 60.0 <= t < start or end + 60.0 <= t:
+            working += 1
+            if t - last.get(prompt, -math.inf) <= 300.0:
+                again.append(t - last[prompt])
+        last[prompt] = t
+    assert len(again) >= 0.6 * working and statistics.median(again) <= 75.0, (len(again) / working,
+                                                                              statistics.median(again))
+    # the huddle takes most agents away from their tabs ...
+    assert rate(start + 90.0, end) <= 0.45 * before, rate(start + 90.0, end) / before
+    # ... and their return refetches every open ticket's summary at once
+    assert rate(end, end + 20.0) >= 1.8 * before, rate(end, end + 20.0) / before
+
+
+def test_focus_refetch_summarises_each_open_ticket_again_whenever_its_tab_is_shown(set_arrivals):
+    """3 req/s of other traffic plus 120 support agents whose helpdesk fetches a ticket's AI summary with TanStack
+    Query at its defaults (staleTime 0, refetchOnWindowFocus true): opening a ticket fetches it, and every return to
+    the helpdesk's tab (after a lognormal 25 s in it and 20 s away) fetches it again, the ticket's thread and so the
+    prompt unchanged, while a team huddle at a seeded time in minutes 5-8 for 6-9 minutes takes 80% of them away. On
+    seeds 0-15: the summaries at 2.09-2.31 a second before the huddle; outside it 77-80% of them repeat a prompt sent
+    within the last 5 minutes, the median 47-51 s after it; during the huddle (from 90 s in) 0.21-0.34x the rate before
+    and, in the 20 s after it ends, 2.03-2.48x that rate, the attendees back on their tickets. It finds the summaries by
+    their prompts and takes the huddle from the generator; it does not check which agent a summary is for. Look-alikes
+    it rejects (test_focus_refetch_check_rejects_...): refetchOnWindowFocus off, a staleTime of 5 minutes, and the
+    requests at other times."""
+    arrivals, times, seconds = drawn(set_arrivals, 27, "focus-refetch")
+    check_focus_refetch(arrivals, times, seconds, *set27_events("focus-refetch"))
+
+
+@pytest.mark.parametrize("kind", ["no-refetch", "five-minutes", "moved"])
+def test_focus_refetch_check_rejects_no_refetch_a_longer_stale_time_and_moved_times(set_arrivals, monkeypatch, kind):
+    """The same generator with refetchOnWindowFocus false (a summary a ticket opened: fails the repeats and the
+    return), or with a staleTime of 5 minutes, as TanStack's docs suggest raising it (a return refetches only data 5
+    minutes old: fails the repeats), and the trace's requests moved to uniformly random times (fails the huddle): each
+    fails the check, on seeds 0-15 too (checked while writing it)."""
+    settings = {"no-refetch": ("FOCUS_REFETCH", False), "five-minutes": ("FOCUS_STALE_S", 300.0)}
+    arrivals, times, seconds = look_alike(set_arrivals, monkeypatch, 27, "focus-refetch", settings, kind)
+    with pytest.raises(AssertionError):
+        check_focus_refetch(arrivals, times, seconds, *set27_events("focus-refetch"))
