@@ -50,6 +50,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - floor-always-returns: `render`'s floor starting as a burst that has come back whatever the
   profile's burstRecurrence (a level profile's floor held with the 20-minute half-life: the floor
   to stop 49);
+- floor-reached-by-noise: `render`'s floor whole again whenever a burst's window counts the
+  rate of its last replica, noise included (the floor to stop 54), not only when the count stands
+  above it by one standard deviation of its Poisson noise;
 - short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes, those that
   came back too (a probe of the history's memory, not a candidate: the half-life is not tuned on
   the scoreboard);
@@ -405,6 +408,12 @@ class FloorRateOverAMinute(Variant):
     patch = (burst_floor, "RATE_WINDOW_MIN_S", 60.0)
 
 
+class FloorReachedByNoise(Variant):
+    """`render`'s floor reached by a window's rate as counted (to stop 54), not by the rate less its noise."""
+    name = "ours-floor-reached-by-noise"
+    patch = (burst_floor, "REACH_NOISE_Z", 0.0)
+
+
 class StandingFloor(Variant):
     """`render`'s floor as minReplicaCount, held all run (to stop 47)."""
     name = "ours-standing-floor"
@@ -545,7 +554,7 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             TtftOnlySlots, QuarterBurstSlots, BurstSlotsAtTarget, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, CountedEvidence, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, StandingFloor, FloorSeenOnce, FloorAlwaysReturns,
-            FloorRateOverAMinute,
+            FloorRateOverAMinute, FloorReachedByNoise,
             ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
             PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseTwoSd, RateNoiseWidened, NoOneSecondWindow,

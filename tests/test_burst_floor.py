@@ -17,9 +17,10 @@ ONCE, CAME_BACK = ONCE_HALF_LIFE_S, HISTORY_HALF_LIFE_S
 LATENCY = 60.0  # the scale-up latency a return must stay away for
 
 
-def _step(state, now, rate, replicas=6.0, carry=2.0, recurrence=1.0):
-    return observe(state, burst_replicas=replicas, now=now, rate_rps=rate, carry_rps=carry, recurrence=recurrence,
-                   gap_s=LATENCY)
+def _step(state, now, rate, replicas=6.0, carry=2.0, recurrence=1.0, reached=None):
+    """One tick at `rate`; the rate surely reached is the rate itself unless given."""
+    return observe(state, burst_replicas=replicas, now=now, rate_rps=rate, reached_rps=rate if reached is None else reached,
+                   carry_rps=carry, recurrence=recurrence, gap_s=LATENCY)
 
 
 def test_the_floor_starts_as_a_burst_that_came_back_and_fades_faster_as_the_traffic_stays_away():
@@ -81,6 +82,20 @@ def test_waves_closer_than_a_scale_up_latency_do_not_come_back_to_the_floor():
     assert state.returns == 1.0 and state.half_life() == CAME_BACK
 
 
+def test_the_floor_is_reached_by_the_rate_less_its_noise_and_left_by_the_rate_as_counted():
+    """117 arrivals over 15 s are 7.8 req/s, but one standard deviation of their Poisson noise (10.8)
+    lower it is 7.1: a level that reaches the last replica's rate only by noise does not hold the
+    floor, and the same windows still count as the traffic near it, not away from it."""
+    assert burst_floor.reached_rate(117.0, 15.0) == pytest.approx((117.0 - 117.0 ** 0.5) / 15.0)
+    assert burst_floor.reached_rate(0.0, 15.0) == 0.0
+    held, state = _step(BurstFloor(), 0.0, 12.0, recurrence=0.0)
+    held, state = _step(state, ONCE, 10.2, reached=9.4, recurrence=0.0)  # (6 - 1) x 2 = 10 only by noise
+    assert state.reached == 0.0 and held == pytest.approx(3.0)  # not reached: it faded five minutes
+    assert state.below_s == 0.0 and not state.armed  # and the traffic is near it, not away
+    held, state = _step(state, ONCE + 1.0, 11.5, reached=10.6, recurrence=0.0)  # a burst clears its noise
+    assert state.reached == ONCE + 1.0 and held == 6.0
+
+
 def test_no_floor_and_an_unknown_capacity():
     assert _step(BurstFloor(), 50.0, 100.0, replicas=0.0) == (0.0, BurstFloor())
     _, state = _step(BurstFloor(), 0.0, None, replicas=4.0, carry=0.0)
@@ -135,6 +150,27 @@ def test_decide_holds_the_floor_as_demand_lets_it_fade_in_quiet_traffic_and_hold
     assert quiet[-1].demand < 2 and quiet[-1].burst_floor < 0.5
     # 20 req/s over 15 s reaches the rate of its fifth replica: whole again.
     assert busy[-1].burst_floor == 5.0 and busy[-1].demand >= 5
+
+
+def test_decide_lets_the_floor_fade_under_clumps_that_reach_its_last_replica_only_by_noise(monkeypatch):
+    """13 req/s with a 15 s clump at 17 req/s every two minutes: over 15 s the clump reads above the
+    fifth replica's 16 req/s, but by less than one standard deviation of its 255 arrivals' noise
+    (15.9 req/s surely reached), so the floor fades as under 13 req/s; a burst at 20 req/s holds it."""
+    config = PolicyConfig(ttft_slo_s=2.0, scale_up_latency_s=60.0, per_replica_capacity_rps=5.0, max_concurrency=32,
+                          target_utilization=0.8, burst_replicas=5.0, burst_recurrence=0.0)
+
+    def run(clump_rps):
+        s, arrived, out = Scenario(config), 0.0, []
+        for second in range(int(2 * ONCE)):
+            arrived += clump_rps if second % 120 >= 105 else 13.0
+            out.append(s.tick(waiting=0, running=20, ready=5, completions_per_s=13.0, arrivals_total=arrived))
+        return out
+
+    noise, burst = run(17.0), run(20.0)
+    assert noise[-1].burst_floor < 1.5 and noise[-1].demand < 5
+    assert min(d.burst_floor for d in burst[120:]) > 3.5  # whole again every two minutes
+    monkeypatch.setattr(burst_floor, "REACH_NOISE_Z", 0.0)  # the rate as counted: each clump holds it whole
+    assert min(d.burst_floor for d in run(17.0)[120:]) > 3.5
 
 
 def test_without_burst_replicas_decide_keeps_no_floor():

@@ -285,13 +285,15 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
 def _burst_floor(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHistory, floor: burst_floor.BurstFloor,
                  now: float) -> tuple[float, burst_floor.BurstFloor]:
     """render's burst floor as held now (scaler.policy.burst_floor): the traffic's highest rate over
-    the burst history's windows of a burst, against the rate one replica carries at the target
-    utilisation, at the capacity render sized the floor with (the configured one; the learned one
-    where it is `auto`)."""
-    rates = [count / w for w in headroom.windows(est.scale_up_s) if w >= burst_floor.RATE_WINDOW_MIN_S
-             for count in [headroom.count_over(bursts, now, w)] if count is not None]
+    the burst history's windows of a burst, as counted and less its noise, against the rate one
+    replica carries at the target utilisation, at the capacity render sized the floor with (the
+    configured one; the learned one where it is `auto`)."""
+    counts = [(count, w) for w in headroom.windows(est.scale_up_s) if w >= burst_floor.RATE_WINDOW_MIN_S
+              for count in [headroom.count_over(bursts, now, w)] if count is not None]
     capacity = config.per_replica_capacity_rps or est.capacity_rps or 0.0
-    return burst_floor.observe(floor, burst_replicas=config.burst_replicas, now=now, rate_rps=max(rates, default=None),
+    return burst_floor.observe(floor, burst_replicas=config.burst_replicas, now=now,
+                               rate_rps=max((count / w for count, w in counts), default=None),
+                               reached_rps=max((burst_floor.reached_rate(count, w) for count, w in counts), default=None),
                                carry_rps=capacity * config.target_utilization, recurrence=config.burst_recurrence,
                                gap_s=est.scale_up_s)
 
