@@ -3,7 +3,7 @@
 other tuned policy that holds the target, with a verdict, and the counts per verdict.
 
     python scripts/scoreboard.py OUT_DIR [OUT_DIR ...] [--target 0.99] [--frontier] [--tuned-values] [--after-traffic]
-                                 [--plots DIR]
+                                 [--plots DIR] [--save DIR]
 
 Each OUT_DIR is a `slo-scaler bench --sweep` output (its results.json); a policy scored on a
 workload in more than one is taken from the last one given, so the baselines of one run and ours of
@@ -24,7 +24,9 @@ point that holds there, a reading of what each can reach, not a verdict. With --
 many of ours' and the other's GPU-seconds fall after the workload's last arrival, in the bench's
 tail where nothing arrives ("-" for runs written before the bench reported it). With --plots DIR,
 each workload's frontier as the bench draws it (DIR/frontier-WORKLOAD.png), from the rows merged
-across the runs: a frontier whose policies ran apart is drawn too.
+across the runs: a frontier whose policies ran apart is drawn too. With --save DIR, the merged rows
+as DIR/results.json, one directory that scores the same (docs/simulator/scoreboard holds the
+headline's): a later run of ours given after it is scored against the baselines it keeps.
 """
 
 from __future__ import annotations
@@ -55,6 +57,18 @@ def load(dirs: list[Path]) -> dict[str, list[dict]]:
     for (name, _), rows in by_pair.items():
         by_workload.setdefault(name, []).extend(rows)
     return by_workload
+
+
+def save(by_workload: dict[str, list[dict]], directory: Path) -> Path:
+    """The merged rows as directory/results.json, one row a line (a later run's diff shows the rows
+    it moved), written whole or not at all."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "results.json"
+    rows = [r for name in sorted(by_workload) for r in by_workload[name]]
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text("[\n" + ",\n".join(json.dumps(r, sort_keys=True) for r in rows) + "\n]\n")
+    partial.replace(path)
+    return path
 
 
 def frontier_lines(rows: list[dict]) -> tuple[list, float | None]:
@@ -161,12 +175,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="also show the GPU-seconds each spent after the workload's last arrival")
     parser.add_argument("--plots", type=Path, metavar="DIR",
                         help="also draw each workload's frontier, merged across the runs, as DIR/frontier-WORKLOAD.png")
+    parser.add_argument("--save", type=Path, metavar="DIR",
+                        help="also write the merged rows as DIR/results.json, a directory this script scores the same")
     args = parser.parse_args(argv)
     if not 0 < args.target <= 1:
         parser.error(f"--target: expected a share in (0, 1], got {args.target:g}")
-    if args.plots is not None and args.plots.exists() and not args.plots.is_dir():
-        parser.error(f"--plots: expected a directory, got the file {args.plots}")
+    for name in ("plots", "save"):
+        path = getattr(args, name)
+        if path is not None and path.exists() and not path.is_dir():
+            parser.error(f"--{name}: expected a directory, got the file {path}")
     by_workload = load(args.dirs)
+    if args.save is not None:
+        print(f"saved: {save(by_workload, args.save)}")
     counts: Counter[str] = Counter()
     print(f"{'workload':18s} {'ours, tuned':28s} {'cheapest other that holds':40s} {'ratio':>6s} {'x clairv.':>9s}  verdict")
     for name in sorted(by_workload):

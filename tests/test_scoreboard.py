@@ -126,3 +126,26 @@ def test_after_traffic_shows_each_sides_gpu_seconds_after_the_last_arrival_or_a_
     scoreboard.main([str(write(tmp_path / "run", rows)), "--after-traffic"])
     line = next(l for l in capsys.readouterr().out.splitlines() if l.startswith("  after traffic"))
     assert line.split()[2:] == ["25", "of", "100", "-"]
+
+
+def test_save_writes_the_merged_rows_as_one_directory_that_scores_the_same(tmp_path, capsys):
+    first = write(tmp_path / "a", workload("one", (1.0, 100.0), [("static", 1.0, 90.0)])
+                  + workload("two", (1.0, 100.0), [("static", 1.0, 200.0)]))
+    second = write(tmp_path / "b", [row("one", "slo-scaler", 1.0, 85.0)])  # a later run of ours alone
+    saved = tmp_path / "merged"
+    assert scoreboard.main([str(first), str(second), "--save", str(saved)]) == 0
+    merged = capsys.readouterr().out
+    assert scoreboard.main([str(saved)]) == 0
+    again = capsys.readouterr().out
+    assert again.splitlines() == [line for line in merged.splitlines() if not line.startswith("saved: ")]
+    assert "1.06x" in again and again.splitlines()[-1].startswith("2 workloads: won 1, ahead 1,")  # 90 / 85; 200 / 100
+    assert [p.name for p in saved.iterdir()] == ["results.json"]  # no partial file left behind
+
+
+def test_save_refuses_a_file_where_a_directory_is_expected(tmp_path, capsys):
+    runs = write(tmp_path / "a", workload("one", (1.0, 100.0), [("static", 1.0, 90.0)]))
+    (tmp_path / "taken").write_text("x")
+    with pytest.raises(SystemExit):
+        scoreboard.main([str(runs), "--save", str(tmp_path / "taken")])
+    assert "--save: expected a directory" in capsys.readouterr().err
+    assert (tmp_path / "taken").read_text() == "x"
