@@ -6,17 +6,17 @@ scaler.render.derive.burst_replicas): the replicas that must already be up when 
 profile's starts, as new ones land one scale-up latency later. Deployed as minReplicaCount it was
 paid all run, also where the traffic never came near it again (a busy morning sized the evening;
 a tuning window's one spike sized the rest of the run). Held here, it stays whole while the
-traffic reaches the rate its last replica carries, (burstReplicas - 1) x c x u, by more than
-the noise of its count, and fades after the last time it did, the way a burst in the burst history does (scaler.policy.headroom). It
-starts as a burst that has come back as often as the profile vouches for (`render`'s
-burstRecurrence): once for a peak minute at twice the mean rate or more, so it fades with the
-20-minute half-life of a burst that returns; not at all for a peak at the mean, a level the
-traffic was at (a busy morning, a job at full width), so it fades within 5 minutes as a burst seen
-once; in between, in between. The half-life shortens towards 5 minutes as that return fades
-without the traffic coming back to it (staying below half that rate for a scale-up latency, then
-reaching it again: waves closer than that are one burst, as in the burst history). Bursts that come
-back keep their floor between them; a profile the traffic no longer shows lets it go. Pure
-functions of numbers and a small frozen state.
+traffic reaches the rate its last replica carries, (burstReplicas - 1) x c x u, by more than the
+noise of its count, and fades after the last time it did, the way a burst in the burst history
+does (scaler.policy.headroom). It starts as a burst that has come back as often as the profile
+vouches for (`render`'s burstRecurrence): once for a peak minute at twice the mean rate or more,
+so it fades with the 20-minute half-life of a burst that returns; not at all for a peak at the
+mean, a level the traffic was at (a busy morning, a job at full width), so it fades within 5
+minutes as a burst seen once; in between, in between. The half-life shortens towards 5 minutes as
+that return fades without the traffic coming back to it (staying below half that rate for a
+scale-up latency, then reaching it again: waves closer than that are one burst, as in the burst
+history). Bursts that come back keep their floor between them; a profile the traffic no longer
+shows lets it go. Pure functions of numbers and a small frozen state.
 
 A profile with a burst must keep its prior: started as one seen once, recurring-bursts' floor
 faded before the run's first burst, 200 s in, which met 5 of its 7 replicas (scripts/
@@ -73,17 +73,17 @@ def observe(floor: BurstFloor, *, burst_replicas: float, now: float, rate_rps: f
     """The replicas the floor holds now, and its next state.
 
     `rate_rps` is the arrival rate over the burst's windows and `reached_rps` the rate they surely
-    reached (`reached_rate`; both None while the history does not reach back that far): the
-    traffic reaches the last replica by the second and falls away from it by the first, so noise
-    neither holds the floor nor counts as a return. `carry_rps` is what one replica carries at the
-    target utilisation (0 while not known: the floor is then held whole). `recurrence` (render's
+    reached (`reached_rate`; both None while the history does not reach back that far): the traffic
+    reaches the last replica by the second and falls away from it by the first, so noise neither
+    holds the floor nor counts as a return. `carry_rps` is what one replica carries at the target
+    utilisation (0 while not known: the floor is then held whole). `recurrence` (render's
     burstRecurrence) is the returns the floor starts with: the profile's word that bursts like it
     come back (1), or that its peak was a level the traffic was at (0: it fades as a burst seen
-    once). `gap_s` (the scale-up latency) is
-    how long the traffic must stay below RETURN_SHARE of the last replica's rate for its next rise
-    to that rate to count as a return: shard-stragglers' job tails dipped below half of it and came
-    back within seconds, each dip a return, and held its floor of 4 with the 20-minute half-life
-    (at 0.5: 3 ready at 900-1,140 s for a need of 1, against 2 with this rule)."""
+    once). `gap_s` (the scale-up latency) is how long the traffic must stay below RETURN_SHARE of
+    the last replica's rate for its next rise to that rate to count as a return: shard-stragglers'
+    job tails dipped below half of it and came back within seconds, each dip a return, and held its
+    floor of 4 with the 20-minute half-life (at 0.5: 3 ready at 900-1,140 s for a need of 1,
+    against 2 with this rule)."""
     if burst_replicas <= 0:
         return 0.0, floor
     dt = 0.0 if floor.last is None else max(0.0, now - floor.last)

@@ -291,9 +291,10 @@ def _burst_floor(config: PolicyConfig, est: Estimate, bursts: headroom.BurstHist
     counts = [(count, w) for w in headroom.windows(est.scale_up_s) if w >= burst_floor.RATE_WINDOW_MIN_S
               for count in [headroom.count_over(bursts, now, w)] if count is not None]
     capacity = config.per_replica_capacity_rps or est.capacity_rps or 0.0
+    reached = [burst_floor.reached_rate(count, w) for count, w in counts]
     return burst_floor.observe(floor, burst_replicas=config.burst_replicas, now=now,
                                rate_rps=max((count / w for count, w in counts), default=None),
-                               reached_rps=max((burst_floor.reached_rate(count, w) for count, w in counts), default=None),
+                               reached_rps=max(reached, default=None),
                                carry_rps=capacity * config.target_utilization, recurrence=config.burst_recurrence,
                                gap_s=est.scale_up_s)
 
