@@ -149,3 +149,15 @@ def test_save_refuses_a_file_where_a_directory_is_expected(tmp_path, capsys):
         scoreboard.main([str(runs), "--save", str(tmp_path / "taken")])
     assert "--save: expected a directory" in capsys.readouterr().err
     assert (tmp_path / "taken").read_text() == "x"
+
+
+def test_the_readmes_totals_are_what_the_saved_scoreboard_prints(capsys):
+    """docs/simulator/scoreboard holds the rows the README's headline was scored from: its counts
+    must be the ones the README states."""
+    root = SCRIPT.parents[1]
+    assert scoreboard.main([str(root / "docs" / "simulator" / "scoreboard")]) == 0
+    total = capsys.readouterr().out.splitlines()[-1]  # "86 workloads: won 12, ahead 6, ..."
+    count, verdicts = total.split(" workloads: ")
+    sets = (int(count) - 5) // 3  # the five built-ins, then three traces a set
+    readme = " ".join((root / "README.md").read_text().split())
+    assert f"{count} workloads of the built-ins and sets 1-{sets}, {verdicts}" in readme
