@@ -3,7 +3,7 @@
 other tuned policy that holds the target, with a verdict, and the counts per verdict.
 
     python scripts/scoreboard.py OUT_DIR [OUT_DIR ...] [--target 0.99] [--frontier] [--tuned-values] [--after-traffic]
-                                 [--plots DIR] [--save DIR]
+                                 [--ties] [--plots DIR] [--save DIR]
 
 Each OUT_DIR is a `slo-scaler bench --sweep` output (its results.json); a policy scored on a
 workload in more than one is taken from the last one given, so the baselines of one run and ours of
@@ -24,7 +24,9 @@ point that holds there, a reading of what each can reach, not a verdict. With --
 many of ours' and the other's GPU-seconds fall after the workload's last arrival, in the bench's
 tail where nothing arrives ("-" for runs written before the bench reported it). With --plots DIR,
 each workload's frontier as the bench draws it (DIR/frontier-WORKLOAD.png), from the rows merged
-across the runs: a frontier whose policies ran apart is drawn too. With --save DIR, the merged rows
+across the runs: a frontier whose policies ran apart is drawn too. With --ties, where ours' values
+tie on the tuning window (the lowest is taken) and what each tied value costs on the evaluation
+window. With --save DIR, the merged rows
 as DIR/results.json, one directory that scores the same (docs/simulator/scoreboard holds the
 headline's): a later run of ours given after it is scored against the baselines it keeps.
 """
@@ -151,6 +153,25 @@ def tuned_values(by_workload: dict[str, list[dict]], target: float) -> dict[str,
     return counts
 
 
+def ties(by_workload: dict[str, list[dict]], target: float, policy: str = OURS) -> dict[str, list[dict]]:
+    """Per workload where `policy`'s tuning-window GPU-seconds are equal at two knob values or more
+    among those that hold there (the bench takes the lowest: scaler.sim.sweep.tuned), the tied
+    values' evaluation-window rows, lowest value first."""
+    out = {}
+    for name, rows in by_workload.items():
+        sweep = [r for r in rows if r["policy"] == policy and r["point"] == "sweep"]
+        holding = [r for r in sweep if r["window"] == "tune" and _holds(r, target)]
+        if not holding:
+            continue
+        cheapest = min(r["gpu_seconds"] for r in holding)
+        tied = {r["knob_value"] for r in holding if r["gpu_seconds"] - cheapest < 1e-6}
+        evaluated = sorted((r for r in sweep if r["window"] == "eval" and r["knob_value"] in tied),
+                           key=lambda r: r["knob_value"])
+        if len(evaluated) > 1:
+            out[name] = evaluated
+    return out
+
+
 def _point(row: dict | None, with_policy: bool = False) -> str:
     if row is None:
         return "-"
@@ -175,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also show the GPU-seconds each spent after the workload's last arrival")
     parser.add_argument("--plots", type=Path, metavar="DIR",
                         help="also draw each workload's frontier, merged across the runs, as DIR/frontier-WORKLOAD.png")
+    parser.add_argument("--ties", action="store_true",
+                        help="also list where ours' values tie on the tuning window, with each tied value's evaluation")
     parser.add_argument("--save", type=Path, metavar="DIR",
                         help="also write the merged rows as DIR/results.json, a directory this script scores the same")
     args = parser.parse_args(argv)
@@ -213,6 +236,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"no plot for {name}: its runs hold no swept policy or no fluid bound", file=sys.stderr)
                 continue
             print(f"plot: {draw_frontier(args.plots / f'frontier-{name}.png', name, lines, bound, args.target)}")
+    if args.ties:
+        tied = ties(by_workload, args.target)
+        for name, rows in sorted(tied.items()):
+            print(f"tie {name}: " + ", ".join(_point(r) for r in rows))
+        apart = sum(len({r["gpu_seconds"] for r in rows}) > 1 for rows in tied.values())
+        tuned = sum(any(r["policy"] == OURS and r["point"] == "tuned" for r in rows) for rows in by_workload.values())
+        print(f"ties on the tuning window decide {len(tied)} of ours' {tuned} tuned values; on {apart} the tied "
+              f"values cost differently on the evaluation window")
     if args.tuned_values:
         for policy, values in sorted(tuned_values(by_workload, args.target).items()):
             print(f"{policy} tuned to: " + ", ".join(f"{value:g} on {n} ({held} hold)"

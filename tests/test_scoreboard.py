@@ -161,3 +161,22 @@ def test_the_readmes_totals_are_what_the_saved_scoreboard_prints(capsys):
     sets = (int(count) - 5) // 3  # the five built-ins, then three traces a set
     readme = " ".join((root / "README.md").read_text().split())
     assert f"{count} workloads of the built-ins and sets 1-{sets}, {verdicts}" in readme
+
+
+def test_ties_list_where_ours_values_tie_on_the_tuning_window_with_each_ones_evaluation(tmp_path, capsys):
+    rows = workload("tied", (1.0, 100.0), [])
+    rows += [row("tied", "slo-scaler", 1.0, 40.0, point="sweep", knob=k, window="tune") for k in (0.5, 0.9)]
+    rows += [row("tied", "slo-scaler", 0.97, 30.0, point="sweep", knob=1.0, window="tune")]  # cheaper, misses
+    rows += [row("tied", "slo-scaler", 1.0, gpu, point="sweep", knob=k) for k, gpu in ((0.5, 100.0), (0.9, 80.0),
+                                                                                       (1.0, 70.0))]
+    rows += workload("apart", (1.0, 100.0), [])
+    rows += [row("apart", "slo-scaler", 1.0, gpu, point="sweep", knob=k, window="tune") for k, gpu in ((0.5, 40.0),
+                                                                                                       (0.9, 39.0))]
+    tied = scoreboard.ties(scoreboard.load([write(tmp_path / "run", rows)]), 0.99)
+    assert list(tied) == ["tied"]  # apart's values cost differently on the tuning window
+    assert [(r["knob_value"], r["gpu_seconds"]) for r in tied["tied"]] == [(0.5, 100.0), (0.9, 80.0)]  # 1.0 misses
+    assert scoreboard.main([str(tmp_path / "run"), "--ties"]) == 0
+    out = capsys.readouterr().out
+    assert "tie tied: 0.5: 100.00% / 100, 0.9: 100.00% / 80" in out
+    assert out.splitlines()[-1] == ("ties on the tuning window decide 1 of ours' 2 tuned values; on 1 the tied values "
+                                    "cost differently on the evaluation window")
