@@ -53,6 +53,9 @@ default configuration (one configuration for every workload, never tuned) and fo
 - floor-reached-by-noise: `render`'s floor whole again whenever a burst's window counts the
   rate of its last replica, noise included (the floor to stop 54), not only when the count stands
   above it by one standard deviation of its Poisson noise;
+- floor-kept-until-whole: `render`'s floor keeping each replica until it has faded whole (the
+  floor to stop 55), also where the traffic has not come back to it, instead of rounding a floor
+  whose returns have faded under half;
 - short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes, those that
   came back too (a probe of the history's memory, not a candidate: the half-life is not tuned on
   the scoreboard);
@@ -414,6 +417,13 @@ class FloorReachedByNoise(Variant):
     patch = (burst_floor, "REACH_NOISE_Z", 0.0)
 
 
+class FloorKeptUntilWhole(Variant):
+    """`render`'s floor keeping each replica until it has faded whole (to stop 55), also where the
+    traffic has not come back to it."""
+    name = "ours-floor-kept-until-whole"
+    patch = (burst_floor, "ROUNDED_BELOW_RETURNS", 0.0)
+
+
 class StandingFloor(Variant):
     """`render`'s floor as minReplicaCount, held all run (to stop 47)."""
     name = "ours-standing-floor"
@@ -554,7 +564,7 @@ VARIANTS = (CountPredictor, ProjectionSheds, NoBurstHeadroom, NoTpot, SlowReleas
             TtftOnlySlots, QuarterBurstSlots, BurstSlotsAtTarget, SplitSlots, TpotOnOfferedLoad, NoTpotRed, HoldForecast,
             TpotRed5s, TpotWholeBatch, PeakCountsRunning, EveryScaleUp, WaitOnOne, CountedEvidence, Hold3Latencies,
             NoBatchNeed, BatchNow, FreeSlotsNow, FloorOne, StandingFloor, FloorSeenOnce, FloorAlwaysReturns,
-            FloorRateOverAMinute, FloorReachedByNoise,
+            FloorRateOverAMinute, FloorReachedByNoise, FloorKeptUntilWhole,
             ShortBurstMemory, RateAtCapacity, NoSlowTokens,
             NoPrefillBursts, PrefilledPromptsOnly, WindowTrendOnly, PoissonWindowTrend,
             PoissonHorizonTrend, UnweighedCapacity, NoRateNoise, RateNoiseTwoSd, RateNoiseWidened, NoOneSecondWindow,

@@ -33,7 +33,9 @@ def test_the_floor_starts_as_a_burst_that_came_back_and_fades_faster_as_the_traf
     # Twenty minutes on, the prior's return counts for half: a half-life of 300 + 900 x 0.5 = 750 s.
     assert state.half_life() == pytest.approx(750.0) and held == pytest.approx(6.0 * 0.5 ** (CAME_BACK / 750.0))
     held, state = _step(state, 100.0 + 2 * CAME_BACK, None)  # no reading: fades on, towards 5 minutes
-    assert state.half_life() == pytest.approx(525.0) and burst_floor.replicas(held) == 1
+    assert state.half_life() == pytest.approx(525.0) and 0.0 < held < 0.5
+    # Its return is 40 minutes old (0.25 left): a floor the traffic has not come back to rounds.
+    assert state.returns == pytest.approx(0.25) and burst_floor.replicas(held, returns=state.returns) == 0
 
 
 def test_a_level_profiles_floor_fades_as_a_burst_seen_once_and_a_return_makes_it_a_burst_again():
@@ -100,7 +102,14 @@ def test_no_floor_and_an_unknown_capacity():
     assert _step(BurstFloor(), 50.0, 100.0, replicas=0.0) == (0.0, BurstFloor())
     _, state = _step(BurstFloor(), 0.0, None, replicas=4.0, carry=0.0)
     assert _step(state, 10 * CAME_BACK, 0.5, replicas=4.0, carry=0.0)[0] == 4.0  # carry unknown: held whole
-    assert burst_floor.replicas(0.0) == 0 and burst_floor.replicas(2.0000000001) == 2
+    assert burst_floor.replicas(0.0, returns=1.0) == 0 and burst_floor.replicas(2.0000000001, returns=1.0) == 2
+
+
+def test_a_floor_the_traffic_comes_back_to_keeps_a_replica_until_faded_whole_and_one_it_left_rounds():
+    for held, came_back, left in ((2.2, 3, 2), (2.5, 3, 3), (2.49, 3, 2), (0.6, 1, 1), (0.4, 1, 0), (3.0, 3, 3)):
+        assert burst_floor.replicas(held, returns=1.0) == came_back
+        assert burst_floor.replicas(held, returns=0.49) == left
+    assert burst_floor.replicas(2.2, returns=burst_floor.ROUNDED_BELOW_RETURNS) == 3  # the bound keeps it
 
 
 def test_burst_recurrence_is_a_metadata_key_with_its_bounds_and_unset_is_a_burst_that_returns():
@@ -177,3 +186,26 @@ def test_without_burst_replicas_decide_keeps_no_floor():
     config = PolicyConfig(ttft_slo_s=2.0, scale_up_latency_s=60.0, per_replica_capacity_rps=5.0, max_concurrency=32)
     quiet, _ = _quiet_then_busy(config)
     assert all(d.burst_floor == 0.0 for d in quiet) and quiet[-1].demand < 2
+
+
+def test_decide_rounds_a_faded_floor_the_traffic_left_and_keeps_one_it_comes_back_to(monkeypatch):
+    """1 req/s under a floor of 3: once the floor has faded to between 1 and 1.5 replicas, a level
+    profile's (burstRecurrence 0, no returns) asks for 1, a burst profile's (its prior return still
+    counts for more than half) keeps 2 until it has faded to 1 whole."""
+    def faded(recurrence):
+        config = PolicyConfig(ttft_slo_s=2.0, scale_up_latency_s=60.0, per_replica_capacity_rps=5.0, max_concurrency=32,
+                              target_utilization=0.8, burst_replicas=3.0, burst_recurrence=recurrence)
+        s, arrived = Scenario(config), 0.0
+        for _ in range(int(CAME_BACK / 5)):
+            arrived += 5.0
+            d = s.tick(dt=5.0, waiting=0, running=1, ready=3, completions_per_s=1.0, arrivals_total=arrived)
+            if 1.0 < d.burst_floor < 1.5:
+                return d
+        raise AssertionError("the floor never faded to between 1 and 1.5")
+
+    level = faded(0.0)
+    assert level.demand == 1 and any("burst floor holds 1" in n for n in level.notes)
+    came_back = faded(1.0)  # 15 minutes on: its prior return still counts 0.6
+    assert came_back.demand == 2 and any("burst floor holds 2" in n for n in came_back.notes)
+    monkeypatch.setattr(burst_floor, "ROUNDED_BELOW_RETURNS", 0.0)  # kept until faded whole (to stop 55)
+    assert faded(0.0).demand == 2

@@ -47,6 +47,14 @@ RATE_WINDOW_MIN_S = 15.0
 # once.
 # scripts/policy_ablation.py prints the rate alone as ours-floor-reached-by-noise.
 REACH_NOISE_Z = 1.0
+# A floor whose returns have faded under this (a level profile's from the start, a burst profile's
+# once its prior return is 20 minutes old and the traffic has not come back) rounds to whole
+# replicas: kept until it had faded whole, each replica of a level the traffic had left ran on for
+# another half replica's fade (shard-stragglers, day-end). A floor the traffic comes back to keeps
+# the replica its next burst starts on: rounded too, recurring-bursts, consumer-scaleout and
+# drifting-jobs missed (docs/policy.md, "A faded floor rounded").
+# scripts/policy_ablation.py prints a floor kept until faded whole as ours-floor-kept-until-whole.
+ROUNDED_BELOW_RETURNS = 0.5
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,12 @@ def observe(floor: BurstFloor, *, burst_replicas: float, now: float, rate_rps: f
     return burst_replicas * 0.5 ** ((now - reached) / state.half_life()), state
 
 
-def replicas(held: float) -> int:
-    """Whole replicas the floor asks for: a floor that has faded by less than one replica keeps it."""
-    return math.ceil(held - 1e-9) if held > 0 else 0
+def replicas(held: float, *, returns: float) -> int:
+    """Whole replicas the floor asks for. One the traffic comes back to keeps a replica until it has
+    faded whole, for the next burst starts on it; one it has not come back to (`returns`, the
+    profile's prior included, under ROUNDED_BELOW_RETURNS) keeps it while more than half is held."""
+    if held <= 0:
+        return 0
+    if returns < ROUNDED_BELOW_RETURNS:
+        return math.floor(held + 0.5)
+    return math.ceil(held - 1e-9)

@@ -207,8 +207,9 @@ def decide(model: str, config: PolicyConfig, window: SignalWindow, state: ModelS
             deferred, demand = demand - held, float(held)
             notes.append(wait)
     floor, floor_state = _burst_floor(config, est, bursts, state.floor, now)
-    if burst_floor.replicas(floor) > demand:
-        demand = float(burst_floor.replicas(floor))
+    floor_replicas = burst_floor.replicas(floor, returns=floor_state.returns)
+    if floor_replicas > demand:
+        demand = float(floor_replicas)
         quiet = now - floor_state.reached if floor_state.reached is not None else 0.0
         notes.append(f"render's burst floor holds {demand:.0f} of burstReplicas {config.burst_replicas:g}"
                      + (f" (the traffic last reached it {quiet:.0f}s ago: it fades with a "
