@@ -2103,10 +2103,116 @@ that long, close to rebalance-stall). Nothing here is cited from memory.
   before, then 2.03-2.48x it in the 20 s after it ends. Where eventsource-loops' browser resends a finished answer's
   request every few seconds on its own and webui-followups adds a call after each reply, here a page sends its last
   request again whenever a person looks at it again, and a meeting's end brings every open page's request back at once.
+Set 28 (`--set 28`): three more shapes, 20 minutes each, chosen from the documentation and source of systemd's timers,
+of a Python web app's database pool (SQLAlchemy) and of an LLM framework's conversation memory (LangChain), without
+running any policy on them or reading any policy's result (nor any results file; of docs/simulator.md only the
+paragraphs on sets 26 and 27 were read, for their style, after these traces and their checks were written, set 26's
+last lines giving its scoring; the diff of commit 14a1c79, read for set 27's form before they were written, showed
+set 27's paragraph as first written and, as context, the last three lines of set 26's, part of its scoring; nothing
+else of it); the set is held out, designed blind. "Ours" and "SOURCES.md" mark the same as in set 4. Read this
+session, through a search of stored copies: the pages and files cited below, in excerpts or whole as said; also seen
+and not used: tenacity's default, to "retry forever without waiting when an exception is raised" (jd/tenacity,
+doc/source/index.rst, read whole), whose hot loop on a step that fails after the model call would be close to
+activity-retries; and Langfuse's trace evaluators, which score a trace once it has had no new observation for 10
+minutes by default (langfuse.com, "Why is my trace evaluator not running?", read in an excerpt), close to
+memory-debounce. Nothing here is cited from memory.
+- `timer-accuracy.csv` (~5.6 requests/s; 5.58-5.71 on seeds 0-15): a fleet whose hosts each run two systemd timers at
+  their defaults, a journal triage every 5 minutes and an hourly digest, each starting a service that sends the model
+  one call: systemd puts every elapse somewhere in the minute after its time, at a point of its own on each host, the
+  same for all the host's timers and every time, so the fleet's calls fill the minute after each 5 minutes, evenly, in
+  the same pattern each time, and twice as many at the top of the hour. AccuracySec= "Defaults to 1min. The timer is
+  scheduled to elapse within a time window starting with the time specified in OnCalendar= ... and ending the time
+  configured with AccuracySec= later. Within this time window, the expiry time will be placed at a host-specific,
+  randomized, but stable position that is synchronized between all local timer units", "To get best accuracy, set this
+  option to 1us"; RandomizedDelaySec= defaults to 0, and "Each timer unit will determine this delay randomly before each
+  iteration" (systemd.timer(5), in copies: freedesktop.org, manpages.debian.org and others, read in excerpts);
+  "AccuracySec= defaults to 1min and RandomizedDelaySec= to 0, thus encouraging coalescing of timer events. In order to
+  optimally stretch timer events over a certain range of time, make sure to set RandomizedDelaySec= to a higher value,
+  and AccuracySec=1us" (the man page's diff in systemd/systemd pull request 2040, read in an excerpt). The point:
+  sd-event wakes "everywhere at the same time within any given minute if we can, synchronised via the perturbation value
+  determined from the boot ID. If we can't, then we try to find the same spot in every 10s, then 1s and then 250ms step"
+  (sleep_between), the perturbation the boot ID's halves XORed modulo a minute, "so that in a network of systems with
+  synced clocks timer events are distributed a bit" (initialize_perturb; both in src/libsystemd/sd-event/sd-event.c, in
+  copies, read in part). Here: other traffic Poisson at 3 requests/s with the conversation trace's lengths; 720 hosts,
+  each with a triage timer (OnCalendar=*:0/5) and a digest timer (OnCalendar=hourly), the top of the hour at a seeded
+  time in minutes 4-16, each host's point in the minute uniform (its boot ID) and placed as sleep_between does; a
+  service's call a lognormal 0.4 s after its elapse (sigma 0.5); a triage run with nothing new (15%) makes no call; a
+  triage call the instructions (2,200 tokens) and the host's new journal lines (each host's usual amount lognormal,
+  median 400 tokens, sigma 0.6; a run's lognormal about it, sigma 0.5), for a note (lognormal, median 120, sigma 0.4); a
+  digest the instructions and the hour's digest (lognormal, median 2,500, sigma 0.4) for a report (median 300, sigma
+  0.4; all ours but systemd's behaviour). So ~612 triage calls come in each minute after the 5 minutes, ~10 a second,
+  and 720 digests with them at the top of the hour. On seeds 0-15: 96-97% of the timer calls in the minute after an
+  elapse, 6-10% of them in its first 6 s and 48-58% in its second half (98-99% in the first 6 s with AccuracySec 1us); a
+  minute's seconds 2-60 correlate with the next one's at 0.58-0.81 on average (-0.18 to 0.10 with RandomizedDelaySec
+  1min and AccuracySec 1us); the top of the hour's minute 2.14-2.22x the others'. Where cron-minutes' jobs fire on the
+  minute and flex-windows' run somewhere in a window drawn anew each time, here a fleet's timers fill the minute after
+  each elapse, every host at its own point, the same point each time.
+- `pool-timeouts.csv` (~9.3 requests/s; 8.93-9.58 on seeds 0-15): a help widget whose questions go to a Python web app
+  of four processes, each with one SQLAlchemy engine at its pool's defaults, whose handler reads the customer's order,
+  asks the model and saves the answer in one session, so each question holds a database connection through its model
+  call: when a shipping delay quadruples the questions, the calls stop at the pools' ceiling, 60 in flight, and what
+  waits 30 s for a connection fails, so the model sees a flat top and nothing left over after it. QueuePool "is the
+  default pooling implementation used for all Engine objects" other than SQLite's in-memory ones; pool_size "defaults to
+  5", max_overflow "Defaults to 10", "the total number of simultaneous connections the pool will allow is pool_size +
+  max_overflow"; timeout, "The number of seconds to wait before giving up on returning a connection. Defaults to 30.0",
+  after which it raises "QueuePool limit of size %d overflow %d reached, connection timed out, timeout %0.2f";
+  AsyncAdaptedQueuePool's "arguments and operation ... are otherwise identical" (lib/sqlalchemy/pool/impl.py,
+  github.com/sqlalchemy/sqlalchemy, read in part); a Session, once queries are issued, "requests a connection resource
+  from an Engine ... and then establishes a transaction on that connection. This transaction remains in effect until the
+  Session is instructed to commit or roll back the transaction" (doc/build/orm/session_basics.rst, the same repository,
+  read in part); create_engine comes "pre-configured with reasonable pooling defaults", "a QueuePool of size five", its
+  example of tuning pool_size=20, max_overflow=0 (doc/build/core/pooling.rst, the same repository, read in part); the
+  error as apps meet it, "QueuePool limit of size 5 overflow 10 reached, connection timed out, timeout 30.00", "due to
+  too many API calls" (a merge request of testing-farm/nucleus on gitlab.com, read in an excerpt). Here: other traffic
+  Poisson at 3 requests/s with the conversation trace's lengths; questions Poisson at 4 a second, rising linearly over
+  90 s from a seeded time in minutes 3-6 to 4x that, held a seeded 4-6 minutes and falling over 120 s; each to one of
+  the 4 processes at random, whose handler checks a connection out (in turn, a question that has waited 30 s failing
+  without a call, not retried), reads for a lognormal 0.02 s (sigma 0.5), calls the model (the instructions, 2,400
+  tokens, and the order and its messages, lognormal, median 900, sigma 0.5; an answer, median 220, sigma 0.5; the
+  latency as in eventsource-loops), writes and commits (a lognormal 0.02 s) and only then returns the connection (all
+  ours but SQLAlchemy's behaviour). On seeds 0-15: the widget's calls (with the other traffic's long prompts) at
+  3.87-4.31 a second before the surge and 9.35-9.57 through its top from 30 s in, 1.00-1.03x the pools' ceiling (60
+  connections over a call's mean hold of 6.44 s: 9.32 a second) and 2.20-2.43x the rate before while the questions are
+  4x (1.67-1.76x the ceiling with the connection returned before the call, 1.32-1.37x with the pooling page's example
+  pool); 39-44% of the surge's extra questions fail; 45-165 s after it 0.85-1.12x the rate before (2.19-2.44x with no
+  pool timeout, the queue draining at the ceiling). Where waiting-room's queue holds a wave at its cap and lets it in
+  once there is room and replica-limits' ingress caps a tenant's rate per pod, here an app's database pool caps the
+  model calls in flight, each request holding its connection through its call, and what finds none within 30 s is lost,
+  not late.
+- `summary-buffer.csv` (~8.4 requests/s; 8.17-8.85 on seeds 0-15): a lab's students asking a course's tutor built on
+  LangChain's ConversationSummaryBufferMemory at its default token limit: the prompts grow with each answer until a
+  chat's buffered messages pass 2,000 tokens, six answers or so in, and from then on every turn folds its oldest
+  messages into a running summary with a second call made as the answer returns, so the tutor's calls grow by some 60%
+  as the chats age while the students ask no faster, and the prompts stop growing. ConversationSummaryBufferMemory
+  "Provides a running summary of the conversation together with the most recent messages in the conversation under the
+  constraint that the total number of tokens in the conversation does not exceed a certain limit", max_token_limit 2000
+  by default; its save_context calls prune(), which, when the buffer's tokens exceed max_token_limit, pops its oldest
+  messages until they do not and sets the summary to predict_new_summary of the popped messages and the summary so far
+  (libs/langchain/langchain_classic/memory/summary_buffer.py, github.com/langchain-ai/langchain, read whole; deprecated
+  since 0.3.1, kept in langchain-classic); a chain saves its context in prep_outputs, after its call and before it
+  returns (langchain_classic/chains/base.py, as quoted in a copy, read in an excerpt); the summarizer's prompt,
+  "Progressively summarize the lines of conversation provided, adding onto the previous summary returning a new
+  summary", with an example, then the summary so far and the new lines (copies of its SUMMARY_PROMPT in several
+  repositories, read in excerpts). Here: other traffic Poisson at 3 requests/s with the conversation trace's lengths;
+  220 students, the lab starting at a seeded time in minutes 1-3, each's first question a lognormal 60 s after it (sigma
+  0.8) and each next a lognormal 35 s after the reply (sigma 0.6), to the trace's end; a question lognormal, median 70
+  tokens (sigma 0.6), an answer median 260 (sigma 0.5), a message counting 4 tokens more; an answer's prompt the tutor's
+  instructions and the lab's handout (2,600 tokens), the summary and the buffered messages; a summary call's the
+  summarizer's 150 tokens, the summary so far and the popped messages, its output the new summary, the old one and a
+  lognormal 0.3 of the popped messages' tokens (sigma 0.3), at most 600; the latency as in eventsource-loops (all ours
+  but LangChain's behaviour). On seeds 0-15: the requests with prompts under 2,600 tokens (the other traffic and the
+  summary calls) at 2.74-3.25 a second in the lab's minutes 1-3 and 1.88-2.17x that in the trace's last five minutes
+  (0.93-1.19x with ConversationBufferMemory, no limit; 5.8-6.7 a second in minutes 1-3 with ConversationSummaryMemory, a
+  summary every turn), the answers then 0.76-0.89x as fast as in minutes 3-5, their median prompt 5,140-5,160 tokens
+  (3,155-3,261 in minutes 1-3; 8,900-9,900 without the limit); the tutor's own calls 3.78-4.17 answers and 0.03-0.13
+  summaries a second in the lab's minutes 1-3, 3.41-3.67 and 2.99-3.20 in the last five minutes. Where context-creep's
+  runs resend ever longer histories, webui-followups adds a call after every reply from the first and memory-debounce's
+  store extracts memories once a chat goes quiet, here a framework's memory holds the prompts at its limit by adding a
+  summarizing call to every turn once a chat has reached it.
 
 All lengths are clamped to 1-16,384 prompt and 1-4,096 output tokens.
 
-    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24|25|26|27]
+    python scripts/unseen_traces.py --out DIR [--seed N] [--set 1|2|3|4|5|6|7|8|9|10|11|12|13|14|15|16|17|18|19|20|21|22|23|24|25|26|27|28]
     slo-scaler bench --trace DIR/recurring-bursts.csv --sweep --seeds 3
 """
 
@@ -6764,6 +6870,196 @@ def set27_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], flo
     })
 
 
+TIMER_OTHER = 3.0  # req/s of other traffic, with the conversation trace's lengths
+TIMER_HOSTS = 720  # the fleet's hosts, each running both timers (ours)
+TIMER_PERIOD_S = 300.0  # the triage timer's OnCalendar=*:0/5, every 5 minutes on the clock (ours)
+TIMER_HOUR_S = (240.0, 960.0)  # uniform: the top of the hour in trace seconds, the digest timer's elapse (ours)
+# AccuracySec and RandomizedDelaySec, for both timers: systemd's defaults, 1min and 0 (the window each elapse is placed
+# in, at the host's point in it; a random delay, drawn anew for each elapse of each timer, added before it)
+TIMER_ACCURACY = (60.0, 0.0)
+TIMER_START_S = (0.4, 0.5)  # lognormal: a timer's elapse to its service's call (ours)
+TIMER_QUIET = 0.15  # the chance a host has no new warnings for a triage run, which then makes no call (ours)
+TIMER_TEMPLATE = 2200  # tokens: the triage and the digest instructions (ours)
+TIMER_LOGS, TIMER_RUN = (400.0, 0.6), 0.5  # lognormal: a host's usual new journal lines; a run's sigma (ours)
+TIMER_NOTE = (120.0, 0.4)  # lognormal: a triage note (ours)
+TIMER_DIGEST, TIMER_REPORT = (2500.0, 0.4), (300.0, 0.4)  # lognormal: the hour's digest of a host; its report (ours)
+
+
+def timer_wakeup(perturb: float, earliest: float, latest: float) -> float:
+    """When systemd's event loop wakes for a timer due in [earliest, latest] (wall-clock seconds; sleep_between in
+    sd-event.c): the latest time in the window that lies `perturb` (the host's point in the minute, from its boot ID)
+    past a minute, else past 10 s, 1 s or 250 ms, else `latest`; a window under a microsecond wide, its start."""
+    if latest <= earliest + 1e-6:
+        return earliest
+    for step in (60.0, 10.0, 1.0, 0.25):
+        wake = math.floor(latest / step) * step + perturb % step
+        if wake >= latest:
+            wake -= step
+        if wake >= earliest:
+            return wake
+    return latest
+
+
+def timer_calls(rng: random.Random, seconds: float, hour: float) -> list[tuple[float, int, int]]:
+    """A fleet's journal triage (every TIMER_PERIOD_S on the clock) and hourly digest (at `hour`), each a systemd timer
+    on every host starting a service that makes one call: each elapse placed by timer_wakeup in the window
+    TIMER_ACCURACY sets, both timers of a host at the same point, its service calling a lognormal TIMER_START_S after
+    it; a triage run with nothing new (TIMER_QUIET) makes no call."""
+    accuracy, delay = TIMER_ACCURACY
+    # the triage timer's elapses on the wall clock (0 at the hour), from one before the trace to its end
+    due = range(math.floor(-hour / TIMER_PERIOD_S) - 1, math.ceil((seconds - hour) / TIMER_PERIOD_S))
+    rows = []
+    for _ in range(TIMER_HOSTS):
+        perturb, usual = rng.uniform(0.0, 60.0), lognormal_draw(rng, TIMER_LOGS)
+        for k in due:
+            for digest in ((False, True) if k == 0 else (False,)):
+                start = TIMER_PERIOD_S * k + (rng.uniform(0.0, delay) if delay else 0.0)
+                wake = hour + timer_wakeup(perturb, start, start + accuracy)
+                if not digest and rng.random() < TIMER_QUIET:
+                    continue
+                call = wake + lognormal_draw(rng, TIMER_START_S)
+                lines = lognormal_draw(rng, TIMER_DIGEST) if digest else rng.lognormvariate(math.log(usual), TIMER_RUN)
+                output = lognormal_draw(rng, TIMER_REPORT if digest else TIMER_NOTE)
+                if 0.0 <= call < seconds:
+                    rows.append((call, clamp(TIMER_TEMPLATE + lines, PROMPT_MAX), clamp(output, OUTPUT_MAX)))
+    return rows
+
+
+def timer_accuracy(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at TIMER_OTHER with the conversation trace's lengths, plus the fleet's timer calls
+    (timer_calls), the top of the hour at a seeded time. The rows, and the timer calls per 10 s."""
+    hour = rng.uniform(*TIMER_HOUR_S)
+    return beside_other(rng, TIMER_OTHER, seconds, timer_calls(rng, seconds, hour))
+
+
+POOL_OTHER = 3.0  # req/s of other traffic, with the conversation trace's lengths
+POOL_BASE, POOL_SURGE = 4.0, 4.0  # the help widget's questions a second; at the surge's top, as many times that (ours)
+POOL_SURGE_S, POOL_TOP_S = (180.0, 360.0), (240.0, 360.0)  # uniform: the surge's start; its top's length (ours)
+POOL_RISE_S, POOL_FALL_S = 90.0, 120.0  # the surge's linear rise and fall (ours)
+POOL_WORKERS = 4  # the app's processes, one engine (and pool) each; each question to one at random (ours)
+POOL_LIMITS = (5, 10, 30.0)  # QueuePool's pool_size, max_overflow and timeout (s): its defaults, as create_engine's
+POOL_HELD = True  # the session's connection held through the model call (its transaction open); False: released
+POOL_QUERY_S, POOL_COMMIT_S = (0.02, 0.5), (0.02, 0.5)  # lognormal: the reads before the call; the write and commit
+POOL_TEMPLATE, POOL_ORDER, POOL_REPLY = 2400, (900.0, 0.5), (220.0, 0.5)  # tokens; lognormal (ours)
+
+
+def pool_demand(surge: tuple[float, float, float, float]) -> Rate:
+    """The questions a second: POOL_BASE, rising linearly to POOL_SURGE times it from surge[0] to surge[1], held to
+    surge[2] and falling back by surge[3]."""
+    start, top, top_end, end = surge
+
+    def rate(t: float) -> float:
+        if t < start or t >= end:
+            share = 0.0
+        elif t < top:
+            share = (t - start) / (top - start)
+        elif t < top_end:
+            share = 1.0
+        else:
+            share = (end - t) / (end - top_end)
+        return POOL_BASE * (1.0 + (POOL_SURGE - 1.0) * share)
+    return rate
+
+
+def pool_calls(rng: random.Random, seconds: float,
+               surge: tuple[float, float, float, float]) -> list[tuple[float, int, int]]:
+    """The help widget's model calls: each question (pool_demand, by thinning) sent to one of POOL_WORKERS processes,
+    whose handler checks a connection out of its pool (POOL_LIMITS: pool_size + max_overflow at once; a question waits
+    in turn for one at most the timeout, then fails without a call), reads, calls the model, writes and commits; with
+    POOL_HELD the connection is returned only at the commit, else after the reads (the write's own brief checkout not
+    modelled)."""
+    size, overflow, timeout = POOL_LIMITS
+    demand, peak = pool_demand(surge), POOL_BASE * POOL_SURGE
+    free = [[0.0] * (size + overflow) for _ in range(POOL_WORKERS)]  # heaps: when each connection is next free
+    rows = []
+    for t in poisson_times(rng, peak, 0.0, seconds):
+        if rng.random() * peak > demand(t):
+            continue
+        pool = free[rng.randrange(POOL_WORKERS)]
+        checked_out = max(t, pool[0])  # the first connection free, in the order the questions came
+        if checked_out - t > timeout:
+            continue  # TimeoutError: "QueuePool limit of size 5 overflow 10 reached"; no call
+        call = checked_out + lognormal_draw(rng, POOL_QUERY_S)
+        prompt = clamp(POOL_TEMPLATE + lognormal_draw(rng, POOL_ORDER), PROMPT_MAX)
+        output = clamp(lognormal_draw(rng, POOL_REPLY), OUTPUT_MAX)
+        done = call + reply_latency(rng, prompt, output) + lognormal_draw(rng, POOL_COMMIT_S)
+        heapq.heapreplace(pool, done if POOL_HELD else call)
+        if call < seconds:
+            rows.append((call, prompt, output))
+    return rows
+
+
+def pool_timeouts(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at POOL_OTHER with the conversation trace's lengths, plus the help widget's calls
+    (pool_calls), a surge at a seeded time. The rows, and the widget's calls per 10 s."""
+    start = rng.uniform(*POOL_SURGE_S)
+    top_end = start + POOL_RISE_S + rng.uniform(*POOL_TOP_S)
+    surge = (start, start + POOL_RISE_S, top_end, top_end + POOL_FALL_S)
+    return beside_other(rng, POOL_OTHER, seconds, pool_calls(rng, seconds, surge))
+
+
+PRUNE_OTHER = 3.0  # req/s of other traffic, with the conversation trace's lengths
+PRUNE_STUDENTS = 220  # a lab session's students, each with the course's tutor open (ours)
+PRUNE_START_S, PRUNE_JOIN_S = (60.0, 180.0), (60.0, 0.8)  # uniform: the lab's start; lognormal: to a first question
+PRUNE_THINK_S = (35.0, 0.6)  # lognormal: a reply to the student's next question (reading, trying, typing; ours)
+PRUNE_LIMIT = 2000  # ConversationSummaryBufferMemory's max_token_limit: LangChain's default
+PRUNE_SYSTEM = 2600  # tokens: the tutor's instructions and the lab's handout (ours)
+PRUNE_QUESTION, PRUNE_ANSWER = (70.0, 0.6), (260.0, 0.5)  # lognormal: a question; an answer (ours)
+PRUNE_MESSAGE = 4  # tokens a message counts beyond its text (ours)
+PRUNE_TEMPLATE = 150  # tokens: LangChain's summarizer prompt (SUMMARY_PROMPT) without its summary and its new lines
+PRUNE_GROWTH, PRUNE_SUMMARY_MAX = (0.3, 0.3), 600  # lognormal: summary growth, a share of the lines; its cap (ours)
+
+
+def prune_student(rng: random.Random, seconds: float, start: float) -> list[tuple[float, int, int]]:
+    """One student's calls through a chain with ConversationSummaryBufferMemory: each question sent with the
+    instructions, the running summary and the buffered messages; the answer saved to the buffer and, if the buffer's
+    tokens are then over PRUNE_LIMIT, its oldest messages popped until they are not and folded into the summary by a
+    second call (the prompt the summarizer's, the summary so far and the popped lines; the new summary its output),
+    made as the answer returns, the answer reaching the student once it is done; the next question a lognormal
+    PRUNE_THINK_S on."""
+    t = start + lognormal_draw(rng, PRUNE_JOIN_S)
+    messages: collections.deque = collections.deque()  # the buffer's messages' tokens, oldest first
+    summary, rows = 0, []
+    while t < seconds:
+        question = clamp(lognormal_draw(rng, PRUNE_QUESTION), PROMPT_MAX)
+        prompt = clamp(PRUNE_SYSTEM + summary + sum(messages) + question, PROMPT_MAX)
+        answer = clamp(lognormal_draw(rng, PRUNE_ANSWER), OUTPUT_MAX)
+        rows.append((t, prompt, answer))
+        t += reply_latency(rng, prompt, answer)
+        messages.extend((question + PRUNE_MESSAGE, answer + PRUNE_MESSAGE))
+        if sum(messages) > PRUNE_LIMIT:
+            pruned = 0
+            while sum(messages) > PRUNE_LIMIT:
+                pruned += messages.popleft()
+            prompt = clamp(PRUNE_TEMPLATE + summary + pruned, PROMPT_MAX)
+            summary = min(PRUNE_SUMMARY_MAX, summary + round(pruned * lognormal_draw(rng, PRUNE_GROWTH)))
+            rows.append((t, prompt, clamp(summary, OUTPUT_MAX)))
+            t += reply_latency(rng, prompt, summary)
+        t += lognormal_draw(rng, PRUNE_THINK_S)
+    return [row for row in rows if 0.0 <= row[0] < seconds]
+
+
+def summary_buffer(rng: random.Random, seconds: float) -> tuple[list[tuple[float, int, int]], list[int]]:
+    """Other traffic, Poisson at PRUNE_OTHER with the conversation trace's lengths, plus PRUNE_STUDENTS students'
+    calls (prune_student), the lab starting at a seeded time. The rows, and the tutor's calls per 10 s."""
+    start = rng.uniform(*PRUNE_START_S)
+    calls = [row for _ in range(PRUNE_STUDENTS) for row in prune_student(rng, seconds, start)]
+    return beside_other(rng, PRUNE_OTHER, seconds, calls)
+
+
+SET28 = ("timer-accuracy", "pool-timeouts", "summary-buffer")
+
+
+def set28_trace(name: str, seed: int) -> tuple[list[tuple[float, int, int]], float, Rate]:
+    """(time, prompt, output) rows, the duration and the expected rate (requests/s at t; the Poisson traffic's rate plus
+    the realised timer, widget or tutor calls spread over each 10 s) of one set-28 trace."""
+    return binned_trace("set28", name, seed, {
+        "timer-accuracy": (TIMER_OTHER, timer_accuracy),
+        "pool-timeouts": (POOL_OTHER, pool_timeouts),
+        "summary-buffer": (PRUNE_OTHER, summary_buffer),
+    })
+
+
 # Sets 2 on: their trace names and the function that draws one trace of them for a seed.
 SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: (SET5, set5_trace),
         6: (SET6, set6_trace), 7: (SET7, set7_trace), 8: (SET8, set8_trace), 9: (SET9, set9_trace),
@@ -6772,7 +7068,7 @@ SETS = {2: (SET2, set2_trace), 3: (SET3, set3_trace), 4: (SET4, set4_trace), 5: 
         18: (SET18, set18_trace), 19: (SET19, set19_trace), 20: (SET20, set20_trace),
         21: (SET21, set21_trace), 22: (SET22, set22_trace), 23: (SET23, set23_trace),
         24: (SET24, set24_trace), 25: (SET25, set25_trace), 26: (SET26, set26_trace),
-        27: (SET27, set27_trace)}
+        27: (SET27, set27_trace), 28: (SET28, set28_trace)}
 SET1 = ("recurring-bursts", "ramp-and-spikes", "steps")  # written by write_set1
 
 
