@@ -6,7 +6,7 @@ import pytest
 
 from scaler.policy import PolicyConfig, burst_floor
 from scaler.policy.burst_floor import BurstFloor, observe
-from scaler.policy.headroom import HISTORY_HALF_LIFE_S, ONCE_HALF_LIFE_S
+from scaler.policy.headroom import HISTORY_HALF_LIFE_S, ONCE_HALF_LIFE_S, faded_returns
 from scaler.policy.config import ConfigError
 
 from policy_helpers import Scenario
@@ -34,8 +34,10 @@ def test_the_floor_starts_as_a_burst_that_came_back_and_fades_faster_as_the_traf
     assert state.half_life() == pytest.approx(750.0) and held == pytest.approx(6.0 * 0.5 ** (CAME_BACK / 750.0))
     held, state = _step(state, 100.0 + 2 * CAME_BACK, None)  # no reading: fades on, towards 5 minutes
     assert state.half_life() == pytest.approx(525.0) and 0.0 < held < 0.5
-    # Its return is 40 minutes old (0.25 left): a floor the traffic has not come back to rounds.
-    assert state.returns == pytest.approx(0.25) and burst_floor.replicas(held, returns=state.returns) == 0
+    # Its return is 40 minutes old (0.25 left): kept until faded whole while it counts for that much,
+    # rounded a minute later.
+    assert state.returns == pytest.approx(0.25) and burst_floor.replicas(held, returns=0.25) == 1
+    assert burst_floor.replicas(held, returns=faded_returns(state.returns, 60.0)) == 0
 
 
 def test_a_level_profiles_floor_fades_as_a_burst_seen_once_and_a_return_makes_it_a_burst_again():
@@ -108,7 +110,7 @@ def test_no_floor_and_an_unknown_capacity():
 def test_a_floor_the_traffic_comes_back_to_keeps_a_replica_until_faded_whole_and_one_it_left_rounds():
     for held, came_back, left in ((2.2, 3, 2), (2.5, 3, 3), (2.49, 3, 2), (0.6, 1, 1), (0.4, 1, 0), (3.0, 3, 3)):
         assert burst_floor.replicas(held, returns=1.0) == came_back
-        assert burst_floor.replicas(held, returns=0.49) == left
+        assert burst_floor.replicas(held, returns=0.24) == left
     assert burst_floor.replicas(2.2, returns=burst_floor.ROUNDED_BELOW_RETURNS) == 3  # the bound keeps it
 
 
@@ -191,7 +193,7 @@ def test_without_burst_replicas_decide_keeps_no_floor():
 def test_decide_rounds_a_faded_floor_the_traffic_left_and_keeps_one_it_comes_back_to(monkeypatch):
     """1 req/s under a floor of 3: once the floor has faded to between 1 and 1.5 replicas, a level
     profile's (burstRecurrence 0, no returns) asks for 1, a burst profile's (its prior return still
-    counts for more than half) keeps 2 until it has faded to 1 whole."""
+    counts for more than a quarter) keeps 2 until it has faded to 1 whole."""
     def faded(recurrence):
         config = PolicyConfig(ttft_slo_s=2.0, scale_up_latency_s=60.0, per_replica_capacity_rps=5.0, max_concurrency=32,
                               target_utilization=0.8, burst_replicas=3.0, burst_recurrence=recurrence)
