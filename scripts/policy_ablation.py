@@ -55,7 +55,7 @@ default configuration (one configuration for every workload, never tuned) and fo
   above it by one standard deviation of its Poisson noise;
 - floor-kept-until-whole: `render`'s floor keeping each replica until it has faded whole (the
   floor to stop 55), also where the traffic has not come back to it, instead of rounding a floor
-  whose returns have faded under half;
+  whose returns are under a quarter (`burst_floor.ROUNDED_BELOW_RETURNS`);
 - short-burst-memory: bursts forgotten with a 5-minute half-life instead of 20 minutes, those that
   came back too (a probe of the history's memory, not a candidate: the half-life is not tuned on
   the scoreboard);
